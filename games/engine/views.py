@@ -1,0 +1,69 @@
+"""What a player, a spectator or a moderator may see of a game (H1, H2).
+
+Everything drawn is public; the draw pile is a count and the seed a commitment while the game
+runs. `full_view` adds the pile order and the seed: for finished games, and for moderators
+(who must see it clearly marked as secret while the game runs).
+"""
+
+from __future__ import annotations
+
+from .actions import encode_action
+from .game import OVER, UNDO_LIMIT, Game, citizen_json
+from .seed import seed_commitment
+
+
+def public_view(game: Game) -> dict:
+    over = game.phase == OVER
+    status = "aborted" if game.aborted is not None else ("finished" if over else "playing")
+    view = {
+        "rules_version": game.rules_version,
+        "options": game.options.to_json(),
+        "players": game.players,
+        "status": status,
+        "seed_commitment": seed_commitment(game.seed),
+        "turn": game.turn,
+        "active_seat": None if over else game.active,
+        "phase": game.phase,
+        "allowance": game.allowance(),
+        "turn_start": game.turn_start,
+        "path": list(game.path),
+        "undos_left": UNDO_LIMIT - game.undos,
+        "deadlines_reached": game.deadline,
+        "pile": len(game.pile),
+        "pile_exhausted": game.pile_exhausted,
+        "discarded": list(game.discard),
+        "waiting": [citizen_json(c) for c in game.waiting],
+        "seats": [
+            {
+                "seat": seat,
+                "player": game.seat_players[seat],
+                "area": game.taxis[seat],
+                "passengers": [citizen_json(c) for c in game.passengers[seat]],
+                "income": game.income[seat],
+                "zombie": game.zombies[seat],
+                "timeouts": game.timeouts[seat],
+            }
+            for seat in range(game.players)
+        ],
+        "result": game.result,
+        "abort_reason": game.aborted,
+    }
+    if over:
+        view["seed"] = game.seed  # H2: revealed at the end, so anyone can verify the shuffles
+    return view
+
+
+def player_view(game: Game, seat: int | None = None) -> dict:
+    """The view for seat `seat` (None: a spectator), with that seat's legal actions."""
+    view = public_view(game)
+    view["you"] = seat
+    mine = seat is not None and game.phase != OVER and seat == game.active
+    view["legal_actions"] = [encode_action(a) for a in game.legal_actions()] if mine else []
+    return view
+
+
+def full_view(game: Game) -> dict:
+    """Everything, including secrets: the pile from its top down, and the seed."""
+    view = public_view(game)
+    view["secret"] = {"pile_order": game.pile[::-1], "seed": game.seed}
+    return view
