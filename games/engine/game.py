@@ -125,6 +125,14 @@ class Game:
         start = self.turn_start
         return [a for a in NEIGHBOURS[taxis[self.active]] if a != start and a not in taxis]
 
+    def _blocked(self) -> bool:
+        """T7: no first step is possible (every neighbour holds a taxi)."""
+        taxis = self.taxis
+        for area in NEIGHBOURS[taxis[self.active]]:
+            if area not in taxis:
+                return False
+        return True
+
     def legal_actions(self) -> list[Action]:
         """Every player action the active seat may take now, in a fixed order."""
         if self.phase == OVER:
@@ -336,7 +344,7 @@ class Game:
 
     def _pass(self, action: Pass) -> None:
         self._check_turn(action.seat)
-        if self.phase != MOVE or self.stepped or self.step_choices():
+        if self.phase != MOVE or self.stepped or not self._blocked():
             raise IllegalAction(Code.NOT_BLOCKED, "the taxi can move", clause="T7")
         self._pass_turn()
 
@@ -515,7 +523,7 @@ class Game:
             elif (
                 self.phase == MOVE
                 and not self.stepped
-                and not self.step_choices()
+                and self._blocked()
                 and not self.pickup_choices()
             ):
                 self._pass_turn()
