@@ -1,0 +1,3 @@
+"""WebSocket URL routes, mounted by taxi_project.asgi."""
+
+websocket_urlpatterns: list = []

@@ -1,0 +1,80 @@
+"""Service markers and the CI guard.
+
+`@pytest.mark.postgres` needs the real PostgreSQL, `@pytest.mark.redis` the real Redis.
+Locally such tests skip when the service is not configured. With REQUIRE_SERVICES=1 (CI) a
+missing service fails the run at start, and any service test that still ends up skipped fails
+the session: a green CI must mean those tests ran.
+"""
+
+import os
+
+import pytest
+
+SERVICE_MARKERS = ("postgres", "redis")
+REQUIRE_SERVICES = os.environ.get("REQUIRE_SERVICES") == "1"
+
+_service_test_ids: set[str] = set()
+_skipped_service_tests: list[str] = []
+
+
+def _database_is_postgres() -> bool:
+    from django.conf import settings
+
+    return settings.DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql"
+
+
+def _redis_is_configured() -> bool:
+    return bool(os.environ.get("REDIS_URL"))
+
+
+def _unavailable_reasons() -> dict[str, str]:
+    reasons = {}
+    if not _database_is_postgres():
+        reasons["postgres"] = "DATABASE_URL is not a PostgreSQL URL"
+    if not _redis_is_configured():
+        reasons["redis"] = "REDIS_URL is unset"
+    return reasons
+
+
+def pytest_sessionstart(session: pytest.Session) -> None:
+    if REQUIRE_SERVICES and (reasons := _unavailable_reasons()):
+        raise pytest.UsageError("REQUIRE_SERVICES=1 but " + "; ".join(reasons.values()) + ".")
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    reasons = _unavailable_reasons()
+    for item in items:
+        for marker in SERVICE_MARKERS:
+            if item.get_closest_marker(marker) is None:
+                continue
+            _service_test_ids.add(item.nodeid)
+            if marker in reasons:
+                item.add_marker(pytest.mark.skip(reason=f"needs {marker}: {reasons[marker]}"))
+
+
+def pytest_runtest_logreport(report: pytest.TestReport) -> None:
+    if (
+        REQUIRE_SERVICES
+        and report.skipped
+        and not hasattr(report, "wasxfail")
+        and report.nodeid in _service_test_ids
+    ):
+        _skipped_service_tests.append(report.nodeid)
+
+
+def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    if _skipped_service_tests and session.exitstatus == pytest.ExitCode.OK:
+        session.exitstatus = pytest.ExitCode.TESTS_FAILED
+
+
+def pytest_terminal_summary(terminalreporter, exitstatus: int, config: pytest.Config) -> None:
+    if not _skipped_service_tests:
+        return
+    terminalreporter.section("REQUIRE_SERVICES", sep="=", red=True, bold=True)
+    terminalreporter.line(
+        f"{len(_skipped_service_tests)} test(s) needing PostgreSQL or Redis were skipped; "
+        "with REQUIRE_SERVICES=1 that fails the run:",
+        red=True,
+    )
+    for nodeid in _skipped_service_tests:
+        terminalreporter.line(f"  {nodeid}")

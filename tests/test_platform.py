@@ -1,0 +1,110 @@
+"""The skeleton works: HTTP, the user model, the database, the channel layer, Celery, ASGI."""
+
+import importlib
+import uuid
+
+import pytest
+from asgiref.sync import async_to_sync
+from channels.layers import get_channel_layer
+from django.conf import settings
+from django.contrib.auth import authenticate, get_user_model
+from django.db import OperationalError, connection
+
+
+@pytest.mark.django_db
+def test_healthz_answers_ok_when_the_database_answers(client):
+    response = client.get("/healthz")
+
+    assert response.status_code == 200
+    assert response["Content-Type"] == "application/json"
+    assert response.json() == {"status": "ok"}
+
+
+@pytest.mark.django_db
+def test_healthz_answers_503_when_the_database_does_not(client, monkeypatch):
+    def broken_cursor(*args, **kwargs):
+        raise OperationalError("database is down")
+
+    monkeypatch.setattr(connection, "cursor", broken_cursor)
+
+    response = client.get("/healthz")
+
+    assert response.status_code == 503
+    assert response.json() == {"status": "error", "code": "database_unavailable"}
+
+
+@pytest.mark.django_db
+def test_custom_user_model_creates_and_authenticates_users():
+    User = get_user_model()
+    assert settings.AUTH_USER_MODEL == "accounts.User"
+    assert User._meta.label == "accounts.User"
+
+    user = User.objects.create_user(
+        username="ana", password="correct horse battery", display_name="Ana the Driver"
+    )
+
+    assert authenticate(username="ana", password="correct horse battery") == user
+    assert authenticate(username="ana", password="wrong") is None
+    assert User.objects.get(pk=user.pk).display_name == "Ana the Driver"
+
+
+@pytest.mark.postgres
+@pytest.mark.django_db
+def test_database_is_postgresql():
+    assert connection.vendor == "postgresql"
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT version()")
+        (version,) = cursor.fetchone()
+    assert version.startswith("PostgreSQL")
+
+
+def _channel_layer_round_trip(layer) -> dict:
+    async def round_trip():
+        channel = await layer.new_channel()
+        await layer.send(channel, {"type": "taxi.ping", "nonce": nonce})
+        return await layer.receive(channel)
+
+    nonce = uuid.uuid4().hex
+    message = async_to_sync(round_trip)()
+    assert message == {"type": "taxi.ping", "nonce": nonce}
+    return message
+
+
+def test_channel_layer_round_trip():
+    _channel_layer_round_trip(get_channel_layer())
+
+
+@pytest.mark.redis
+def test_channel_layer_is_redis():
+    from channels_redis.core import RedisChannelLayer
+
+    layer = get_channel_layer()
+    assert isinstance(layer, RedisChannelLayer)
+    _channel_layer_round_trip(layer)
+
+
+def test_celery_broker_follows_redis_url():
+    from taxi_project import celery_app
+
+    if settings.REDIS_URL:
+        assert celery_app.conf.broker_url == settings.REDIS_URL
+    else:
+        assert celery_app.conf.broker_url == "filesystem://"
+
+
+@pytest.mark.redis
+def test_celery_broker_is_reachable():
+    from taxi_project import celery_app
+
+    with celery_app.connection_for_write() as conn:
+        conn.ensure_connection(max_retries=1)
+        assert conn.transport.driver_type == "redis"
+
+
+def test_asgi_application_imports():
+    from channels.routing import ProtocolTypeRouter
+
+    asgi = importlib.import_module("taxi_project.asgi")
+
+    assert isinstance(asgi.application, ProtocolTypeRouter)
+    assert set(asgi.application.application_mapping) == {"http", "websocket"}
