@@ -10,7 +10,7 @@ from . import simulate
 def main(argv: list[str] | None = None) -> int:
     parser = simulate._Parser(prog="python -m games.engine")
     commands = parser.add_subparsers(dest="command", required=True, parser_class=simulate._Parser)
-    simulate.build_parser(commands.add_parser("simulate", help="play whole games, print JSON Lines"))
+    simulate.build_parser(commands.add_parser("simulate", help="play games, print JSON Lines"))
     args = parser.parse_args(argv)
     return simulate.run(args, parser)
 

@@ -132,8 +132,21 @@ Action = Action | Deadline | Abort
 
 ACTION_TYPES: dict[str, type] = {
     cls.type: cls
-    for cls in (Step, Undo, Stop, Pickup, Decline, Pass, Turn, Timeout, Zombify, Restore, Resign,
-                Deadline, Abort)
+    for cls in (
+        Step,
+        Undo,
+        Stop,
+        Pickup,
+        Decline,
+        Pass,
+        Turn,
+        Timeout,
+        Zombify,
+        Restore,
+        Resign,
+        Deadline,
+        Abort,
+    )
 }
 PLAYER_ACTIONS = frozenset({"step", "undo", "stop", "pickup", "decline", "pass", "turn"})
 SERVER_ACTIONS = frozenset(ACTION_TYPES) - PLAYER_ACTIONS

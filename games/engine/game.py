@@ -20,8 +20,8 @@ from .actions import (
     Decline,
     Pass,
     Pickup,
-    Restore,
     Resign,
+    Restore,
     Step,
     Stop,
     Timeout,
@@ -102,11 +102,7 @@ class Game:
     def pickup_choices(self) -> list[str]:
         """Destinations the active taxi may pick up now, in board order (T2, T5, P1–P4)."""
         if self.phase == MOVE:
-            if (
-                self.stepped
-                or not self.options.pickup_before_movement
-                or len(self.pile) < 2
-            ):
+            if self.stepped or not self.options.pickup_before_movement or len(self.pile) < 2:
                 return []
         elif self.phase != PICKUP:
             return []
@@ -188,10 +184,14 @@ class Game:
         other.zombies = self.zombies[:]
         other.timeouts = self.timeouts[:]
         other.history = self.history[:]
-        other.result = None if self.result is None else {
-            "incomes": self.result["incomes"][:],
-            "ranking": [r[:] for r in self.result["ranking"]],
-        }
+        other.result = (
+            None
+            if self.result is None
+            else {
+                "incomes": self.result["incomes"][:],
+                "ranking": [r[:] for r in self.result["ranking"]],
+            }
+        )
         return other
 
     def state_key(self) -> tuple:
@@ -212,7 +212,8 @@ class Game:
             raise IllegalAction(Code.NO_SUCH_SEAT, f"this game has no seat {seat}")
         if seat != self.active:
             raise IllegalAction(
-                Code.NOT_YOUR_TURN, f"it is seat {self.active}'s turn, not seat {seat}'s",
+                Code.NOT_YOUR_TURN,
+                f"it is seat {self.active}'s turn, not seat {seat}'s",
                 clause="T8",
             )
 
@@ -230,9 +231,7 @@ class Game:
         if to not in NEIGHBOURS[here]:
             raise IllegalAction(Code.NOT_ADJACENT, f"{to} is not next to {here}", clause="T3")
         if to == self.turn_start:
-            raise IllegalAction(
-                Code.START_AREA, f"the taxi began this turn on {to}", clause="T3"
-            )
+            raise IllegalAction(Code.START_AREA, f"the taxi began this turn on {to}", clause="T3")
         if to in self.taxis:
             raise IllegalAction(Code.AREA_OCCUPIED, f"another taxi is on {to}", clause="T3")
         self.taxis[seat] = to
@@ -277,10 +276,16 @@ class Game:
                     fare = DISTANCE[citizen[0]][here]
                     self.income[seat] += fare
                     self.discard.extend(citizen)
-                    self._out.append({
-                        "type": "passenger_dropped_off", "seat": seat, "area": here,
-                        "origin": citizen[0], "destination": here, "fare": fare,
-                    })
+                    self._out.append(
+                        {
+                            "type": "passenger_dropped_off",
+                            "seat": seat,
+                            "area": here,
+                            "origin": citizen[0],
+                            "destination": here,
+                            "fare": fare,
+                        }
+                    )
                 else:
                     staying.append(citizen)
             self.passengers[seat] = staying
@@ -299,22 +304,25 @@ class Game:
             if self.stepped:
                 raise IllegalAction(
                     Code.PICKUP_NOT_ALLOWED,
-                    "no pre-movement pickup once the taxi has moved this turn", clause="T2",
+                    "no pre-movement pickup once the taxi has moved this turn",
+                    clause="T2",
                 )
             if len(self.pile) < 2:
                 raise IllegalAction(
                     Code.PICKUP_NOT_ALLOWED,
-                    "no pre-movement pickup once the draw pile is exhausted", clause="T2",
+                    "no pre-movement pickup once the draw pile is exhausted",
+                    clause="T2",
                 )
         here = self.taxis[seat]
         destination = action.destination
         waiting = self.waiting
-        for index, citizen in enumerate(waiting):
+        for index, citizen in enumerate(waiting):  # noqa: B007 - used after the loop
             if citizen[0] == here and citizen[1] == destination:
                 break
         else:
             raise IllegalAction(
-                Code.NO_SUCH_CITIZEN, f"nobody waits on {here} to go to {destination}",
+                Code.NO_SUCH_CITIZEN,
+                f"nobody waits on {here} to go to {destination}",
                 clause="T5",
             )
         refused = self.may_pick_up(seat)
@@ -322,10 +330,15 @@ class Game:
             raise IllegalAction(Code.PICKUP_NOT_ALLOWED, _PICKUP_LIMITS[refused], clause=refused)
         del waiting[index]
         self.passengers[seat].append(citizen)
-        self._out.append({
-            "type": "citizen_picked_up", "seat": seat, "area": here,
-            "origin": here, "destination": destination,
-        })
+        self._out.append(
+            {
+                "type": "citizen_picked_up",
+                "seat": seat,
+                "area": here,
+                "origin": here,
+                "destination": destination,
+            }
+        )
         self._draw_citizen()  # T6
         if len(waiting) <= FEW_WAITING and self.deadline < 2:
             self._reach_deadline(2, "waiting")
@@ -418,7 +431,8 @@ class Game:
         if self.deadline >= action.number:
             raise IllegalAction(
                 Code.DEADLINE_ALREADY_REACHED,
-                f"deadline {action.number} has already been reached", clause="D3",
+                f"deadline {action.number} has already been reached",
+                clause="D3",
             )
         self._reach_deadline(action.number, "clock")
 
@@ -447,20 +461,28 @@ class Game:
             if origin == destination:
                 self.discard.append(origin)
                 self.discard.append(destination)
-                out.append({
-                    "type": "cards_discarded", "cards": [origin, destination],
-                    "reason": "identical_pair", "pile": len(pile),
-                })
+                out.append(
+                    {
+                        "type": "cards_discarded",
+                        "cards": [origin, destination],
+                        "reason": "identical_pair",
+                        "pile": len(pile),
+                    }
+                )
                 if len(pile) < 2 and self.deadline < 1:
                     self._reach_deadline(1, "pile")
                 continue
             citizen = (origin, destination)
             if announce:
                 self.waiting.append(citizen)
-                out.append({
-                    "type": "citizen_added", "origin": origin, "destination": destination,
-                    "pile": len(pile),
-                })
+                out.append(
+                    {
+                        "type": "citizen_added",
+                        "origin": origin,
+                        "destination": destination,
+                        "pile": len(pile),
+                    }
+                )
             if len(pile) < 2 and self.deadline < 1:
                 self._reach_deadline(1, "pile")
             return citizen
@@ -564,7 +586,8 @@ def new_game(
     if rules_version != RULES_VERSION:
         raise InvalidSetup(
             Code.UNSUPPORTED_RULES_VERSION,
-            f"rules version {rules_version!r} is not supported (this engine plays {RULES_VERSION!r})",
+            f"rules version {rules_version!r} is not supported; this engine plays "
+            f"{RULES_VERSION!r}",
         )
     rng = Rng(seed)
     game = Game.__new__(Game)
@@ -601,10 +624,14 @@ def new_game(
     if players == 3:  # S5
         card = pile.pop()
         game.discard.append(card)
-        out.append({
-            "type": "cards_discarded", "cards": [card], "reason": "three_players",
-            "pile": len(pile),
-        })
+        out.append(
+            {
+                "type": "cards_discarded",
+                "cards": [card],
+                "reason": "three_players",
+                "pile": len(pile),
+            }
+        )
     game.waiting = []
     game.passengers = [[] for _ in range(players)]
     if options.shift_change:  # S6
@@ -625,15 +652,17 @@ def new_game(
     game.history = []
     game.turn = 0
     game.active = 0
-    out.append({
-        "type": "game_started",
-        "seats": [
-            {"seat": s, "area": taxis[s], "player": seat_players[s]} for s in range(players)
-        ],
-        "passengers": [[citizen_json(c) for c in riding] for riding in game.passengers],
-        "waiting": [citizen_json(c) for c in game.waiting],
-        "pile": len(pile),
-    })
+    out.append(
+        {
+            "type": "game_started",
+            "seats": [
+                {"seat": s, "area": taxis[s], "player": seat_players[s]} for s in range(players)
+            ],
+            "passengers": [[citizen_json(c) for c in riding] for riding in game.passengers],
+            "waiting": [citizen_json(c) for c in game.waiting],
+            "pile": len(pile),
+        }
+    )
     game._start_turn()
     game._play_automatic()
     game._out = None

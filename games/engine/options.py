@@ -38,7 +38,8 @@ class Options:
             raise InvalidSetup(Code.INVALID_OPTIONS, "options must be an object")
         unknown = set(data) - {"shift_change", "pickup_before_movement", "movement"}
         if unknown:
-            raise InvalidSetup(Code.INVALID_OPTIONS, f"unknown options: {', '.join(sorted(unknown))}")
+            names = ", ".join(sorted(unknown))
+            raise InvalidSetup(Code.INVALID_OPTIONS, f"unknown options: {names}")
         return cls(**data)
 
     def to_json(self) -> dict:
@@ -51,7 +52,8 @@ def check_players(options: Options, players: int) -> None:
         raise InvalidSetup(Code.INVALID_PLAYERS, "players must be a whole number")
     if not MIN_PLAYERS <= players <= MAX_PLAYERS:
         raise InvalidSetup(
-            Code.INVALID_PLAYERS, f"a game has {MIN_PLAYERS} to {MAX_PLAYERS} players, not {players}"
+            Code.INVALID_PLAYERS,
+            f"a game has {MIN_PLAYERS} to {MAX_PLAYERS} players, not {players}",
         )
     if players >= 5 and not options.pickup_before_movement:
         raise InvalidSetup(

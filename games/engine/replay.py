@@ -27,15 +27,19 @@ class Setup:
 
     def to_json(self) -> dict:
         return {
-            "rules_version": self.rules_version, "options": self.options.to_json(),
-            "players": self.players, "seed": self.seed,
+            "rules_version": self.rules_version,
+            "options": self.options.to_json(),
+            "players": self.players,
+            "seed": self.seed,
         }
 
     @classmethod
     def from_json(cls, data: dict) -> Setup:
         return cls(
-            options=Options.from_json(data["options"]), players=data["players"],
-            seed=data["seed"], rules_version=data["rules_version"],
+            options=Options.from_json(data["options"]),
+            players=data["players"],
+            seed=data["seed"],
+            rules_version=data["rules_version"],
         )
 
 

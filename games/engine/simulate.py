@@ -37,9 +37,15 @@ def play(
 
 
 def simulate(
-    *, players: int, seed: int, games: int = 1, options: Options = Options(),
-    policy: str = "autopilot", max_turns: int = 2000,
+    *,
+    players: int,
+    seed: int,
+    games: int = 1,
+    options: Options | None = None,
+    policy: str = "autopilot",
+    max_turns: int = 2000,
 ) -> Iterator[dict]:
+    options = options or Options()
     for k in range(games):
         setup = Setup(options=options, players=players, seed=seed + k)
         notifications, result = play(setup, policy=policy, max_turns=max_turns)
@@ -89,8 +95,12 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
         parser.error(error.message)
     out = sys.stdout
     for line in simulate(
-        players=args.players, seed=args.seed, games=args.games, options=options,
-        policy=args.policy, max_turns=args.max_turns,
+        players=args.players,
+        seed=args.seed,
+        games=args.games,
+        options=options,
+        policy=args.policy,
+        max_turns=args.max_turns,
     ):
         out.write(json.dumps(line, separators=(",", ":")) + "\n")
     return 0

@@ -36,16 +36,29 @@ def test_the_engine_imports_alone_without_django_drf_channels_or_celery():
     assert out.stdout.strip() == "[]"
 
 
-@pytest.mark.parametrize("data", [
-    None, [], "step", {}, {"type": "fly"}, {"type": 3},
-    {"type": "step", "seat": 0}, {"type": "step", "seat": 0, "to": "1Z"},
-    {"type": "step", "seat": "0", "to": "9H"}, {"type": "step", "seat": True, "to": "9H"},
-    {"type": "step", "seat": -1, "to": "9H"}, {"type": "step", "seat": 0, "to": ["9H"]},
-    {"type": "step", "seat": 0, "to": "9H", "extra": 1},
-    {"type": "turn", "seat": 0, "steps": "9H"}, {"type": "turn", "seat": 0, "steps": ["9H"] * 8},
-    {"type": "deadline", "number": 3}, {"type": "abort", "reason": ""},
-    {"type": "abort", "reason": "x" * 201},
-])
+@pytest.mark.parametrize(
+    "data",
+    [
+        None,
+        [],
+        "step",
+        {},
+        {"type": "fly"},
+        {"type": 3},
+        {"type": "step", "seat": 0},
+        {"type": "step", "seat": 0, "to": "1Z"},
+        {"type": "step", "seat": "0", "to": "9H"},
+        {"type": "step", "seat": True, "to": "9H"},
+        {"type": "step", "seat": -1, "to": "9H"},
+        {"type": "step", "seat": 0, "to": ["9H"]},
+        {"type": "step", "seat": 0, "to": "9H", "extra": 1},
+        {"type": "turn", "seat": 0, "steps": "9H"},
+        {"type": "turn", "seat": 0, "steps": ["9H"] * 8},
+        {"type": "deadline", "number": 3},
+        {"type": "abort", "reason": ""},
+        {"type": "abort", "reason": "x" * 201},
+    ],
+)
 def test_malformed_actions_are_refused_with_field_errors(data):
     with pytest.raises(MalformedAction) as error:
         decode_action(data)
@@ -61,8 +74,11 @@ def test_malformed_and_illegal_are_different_errors():
         game.apply({"type": "step", "seat": 0})
     with pytest.raises(IllegalAction) as error:
         game.apply({"type": "step", "seat": 1, "to": "9H"})
-    assert error.value.as_dict() == {"code": "not_your_turn", "clause": "T8",
-                                     "message": error.value.message}
+    assert error.value.as_dict() == {
+        "code": "not_your_turn",
+        "clause": "T8",
+        "message": error.value.message,
+    }
     assert game == before
 
 
@@ -75,11 +91,16 @@ def test_every_action_type_round_trips_through_json():
             assert decode_action(data) == action
             seen.add(action.type)
         game.apply(autopilot_action(game))
-    samples = [{"type": "turn", "seat": 1, "steps": ["9H"], "pickups": ["5D"],
-                "pickups_before": []}, {"type": "timeout", "seat": 0}, {"type": "pass", "seat": 3},
-               {"type": "zombify", "seat": 2}, {"type": "restore", "seat": 2},
-               {"type": "resign", "seat": 1}, {"type": "deadline", "number": 2},
-               {"type": "abort", "reason": "cheating"}]
+    samples = [
+        {"type": "turn", "seat": 1, "steps": ["9H"], "pickups": ["5D"], "pickups_before": []},
+        {"type": "timeout", "seat": 0},
+        {"type": "pass", "seat": 3},
+        {"type": "zombify", "seat": 2},
+        {"type": "restore", "seat": 2},
+        {"type": "resign", "seat": 1},
+        {"type": "deadline", "number": 2},
+        {"type": "abort", "reason": "cheating"},
+    ]
     for data in samples:
         assert encode_action(decode_action(data)) == data
         seen.add(data["type"])
@@ -90,21 +111,30 @@ def test_turn_lists_default_to_empty():
     assert decode_action({"type": "turn", "seat": 0, "steps": ["9H"]}) == Turn(0, ("9H",))
 
 
-@pytest.mark.parametrize(("options", "players", "code"), [
-    (Options(), 1, Code.INVALID_PLAYERS),
-    (Options(), 9, Code.INVALID_PLAYERS),
-    (Options(), 5, Code.PICKUP_BEFORE_MOVEMENT_REQUIRED),
-    (Options(), "4", Code.INVALID_PLAYERS),
-])
+@pytest.mark.parametrize(
+    ("options", "players", "code"),
+    [
+        (Options(), 1, Code.INVALID_PLAYERS),
+        (Options(), 9, Code.INVALID_PLAYERS),
+        (Options(), 5, Code.PICKUP_BEFORE_MOVEMENT_REQUIRED),
+        (Options(), "4", Code.INVALID_PLAYERS),
+    ],
+)
 def test_setup_refuses_bad_player_counts(options, players, code):
     with pytest.raises(InvalidSetup) as error:
         new_game(options, players, 1)
     assert error.value.code == code
 
 
-@pytest.mark.parametrize("data", [
-    {"movement": "slow"}, {"shift_change": 1}, {"colour": "red"}, [],
-])
+@pytest.mark.parametrize(
+    "data",
+    [
+        {"movement": "slow"},
+        {"shift_change": 1},
+        {"colour": "red"},
+        [],
+    ],
+)
 def test_setup_refuses_bad_options(data):
     with pytest.raises(InvalidSetup) as error:
         Options.from_json(data)
@@ -145,4 +175,5 @@ def test_legal_actions_come_in_a_fixed_order():
     game, _ = new_game(Options(movement="faster"), 4, 8)
     steps = [a.to for a in game.legal_actions() if isinstance(a, Step)]
     from games.engine.board import AREA_INDEX
+
     assert steps == sorted(steps, key=AREA_INDEX.__getitem__)

@@ -17,11 +17,21 @@ def test_G1_the_game_ends_when_the_last_waiting_citizen_is_picked_up():
 
 
 def test_G1_even_in_the_middle_of_a_turn_nothing_more_is_played():
-    game = arrange(taxis=FIVE_TAXIS, options=Options(pickup_before_movement=True),
-                   waiting=["8H>2D"], draws=["4H", "4H"])
+    game = arrange(
+        taxis=FIVE_TAXIS,
+        options=Options(pickup_before_movement=True),
+        waiting=["8H>2D"],
+        draws=["4H", "4H"],
+    )
     notes = game.apply(Pickup(0, "2D"))  # the replacement draw is an identical pair
-    assert types(notes) == ["citizen_picked_up", "cards_discarded", "deadline_reached",
-                            "deadline_reached", "turn_ended", "game_ended"]
+    assert types(notes) == [
+        "citizen_picked_up",
+        "cards_discarded",
+        "deadline_reached",
+        "deadline_reached",
+        "turn_ended",
+        "game_ended",
+    ]
     assert game.over and game.path == []
 
 
@@ -33,8 +43,9 @@ def test_G2_one_citizen_left_and_every_taxi_empty_ends_the_game_at_the_end_of_th
 
 
 def test_G2_not_while_a_taxi_still_carries_a_passenger():
-    game = arrange(taxis=["8H", "2D"], waiting=["2C>3C"], pile_size=1, deadline=2,
-                   passengers=[[], ["2S>4S"]])
+    game = arrange(
+        taxis=["8H", "2D"], waiting=["2C>3C"], pile_size=1, deadline=2, passengers=[[], ["2S>4S"]]
+    )
     game.apply(Step(0, "9H"))
     assert types(game.apply(Stop(0))) == ["turn_ended", "turn_started"]
 
@@ -46,8 +57,13 @@ def test_G2_not_while_two_citizens_wait():
 
 
 def test_G3_riders_pay_nothing_and_equal_incomes_share_a_rank():
-    game = arrange(taxis=["8H", "2D", "4S"], waiting=["9H>5D"], pile_size=1, deadline=2,
-                   passengers=[[], [], ["3C>QS", "2C>4H"]])
+    game = arrange(
+        taxis=["8H", "2D", "4S"],
+        waiting=["9H>5D"],
+        pile_size=1,
+        deadline=2,
+        passengers=[[], [], ["3C>QS", "2C>4H"]],
+    )
     game.income = [5, 3, 5]
     game.apply(Step(0, "9H"))
     game.apply(Stop(0))

@@ -8,8 +8,8 @@ import pytest
 from games.engine import (
     Code,
     Options,
-    Restore,
     Resign,
+    Restore,
     Step,
     Stop,
     Timeout,
@@ -21,8 +21,20 @@ from games.engine import (
 from tests.engine.scenario import arrange, types
 from tests.engine.test_turn import SIX_WAITING, refused
 
-FORBIDDEN_IMPORTS = {"time", "datetime", "random", "os", "socket", "threading", "asyncio",
-                     "django", "rest_framework", "channels", "celery", "redis"}
+FORBIDDEN_IMPORTS = {
+    "time",
+    "datetime",
+    "random",
+    "os",
+    "socket",
+    "threading",
+    "asyncio",
+    "django",
+    "rest_framework",
+    "channels",
+    "celery",
+    "redis",
+}
 
 
 def engine_imports():
@@ -42,8 +54,9 @@ def test_K1_the_engine_reads_no_clock_time_limits_arrive_as_timeout_actions():
 
 
 def test_K2_a_timeout_is_recorded_then_the_autopilot_plays_the_turn():
-    game = arrange(taxis=["8H", "2D"], waiting=SIX_WAITING, pile_size=10,
-                   passengers=[["3C>10H"], []])
+    game = arrange(
+        taxis=["8H", "2D"], waiting=SIX_WAITING, pile_size=10, passengers=[["3C>10H"], []]
+    )
     notes = game.apply(Timeout(0))
     assert notes[0] == {"type": "turn_timed_out", "seat": 0, "count": 1}
     assert types(notes)[1:] == ["taxi_moved", "turn_ended", "turn_started"]
@@ -60,8 +73,13 @@ def test_K2_the_autopilot_picks_up_when_allowed():
 
 
 def test_K2_a_timeout_mid_turn_finishes_the_turn_from_where_it_is():
-    game = arrange(taxis=["8H", "2D"], options=Options(movement="faster"), waiting=SIX_WAITING,
-                   pile_size=10, passengers=[["3C>QH"], []])
+    game = arrange(
+        taxis=["8H", "2D"],
+        options=Options(movement="faster"),
+        waiting=SIX_WAITING,
+        pile_size=10,
+        passengers=[["3C>QH"], []],
+    )
     game.apply(Step(0, "9H"))
     notes = game.apply(Timeout(0))
     assert game.passengers[0] == [] and game.income[0] == distance("3C", "QH")
@@ -97,8 +115,10 @@ def test_K3_three_timeouts_in_a_row_make_a_zombie():
         assert game.apply(Timeout(0))[0]["count"] == count
         play_turn(game)
     notes = game.apply(Timeout(0))
-    assert notes[:2] == [{"type": "turn_timed_out", "seat": 0, "count": 3},
-                         {"type": "seat_zombified", "seat": 0, "reason": "timeouts"}]
+    assert notes[:2] == [
+        {"type": "turn_timed_out", "seat": 0, "count": 3},
+        {"type": "seat_zombified", "seat": 0, "reason": "timeouts"},
+    ]
     assert game.zombies == [True, False] and game.active == 1
     turn = game.turn
     play_turn(game)
@@ -129,8 +149,7 @@ def test_K3_a_player_who_resigns_becomes_a_zombie_at_once():
 
 def test_K3_a_moderator_can_hand_a_seat_to_the_autopilot_and_restore_it():
     game, _ = new_game(Options(), 2, seed=5)
-    assert game.apply(Zombify(1)) == [{"type": "seat_zombified", "seat": 1,
-                                       "reason": "moderator"}]
+    assert game.apply(Zombify(1)) == [{"type": "seat_zombified", "seat": 1, "reason": "moderator"}]
     play_turn(game)
     assert game.active == 0
     assert game.apply(Restore(1)) == [{"type": "seat_restored", "seat": 1}]

@@ -104,8 +104,12 @@ def test_S7_eight_citizens_wait_on_their_origins():
 
 
 def test_C1_first_card_is_the_origin_second_the_destination():
-    game = arrange(taxis=["8H", "2D"], waiting=["9H>5D", "2C>3C", "4C>5C", "6C>7C",
-                   "8C>9C", "JC>QC"], draws=["7H", "3S"], pile_size=10)
+    game = arrange(
+        taxis=["8H", "2D"],
+        waiting=["9H>5D", "2C>3C", "4C>5C", "6C>7C", "8C>9C", "JC>QC"],
+        draws=["7H", "3S"],
+        pile_size=10,
+    )
     game.apply(Step(0, "9H"))
     notes = game.apply(Stop(0))
     notes += game.apply(Pickup(0, "5D"))
@@ -115,16 +119,27 @@ def test_C1_first_card_is_the_origin_second_the_destination():
 
 
 def test_C1_identical_pair_is_discarded_and_another_pair_drawn():
-    game = arrange(taxis=["8H", "2D", "4S", "5S", "6S"], waiting=["9H>5D", "2C>3C", "4C>5C",
-                   "6C>7C", "8C>9C", "JC>QC"], draws=["7H", "7H", "KS", "KS", "3S", "4H"],
-                   pile_size=12)
+    game = arrange(
+        taxis=["8H", "2D", "4S", "5S", "6S"],
+        waiting=["9H>5D", "2C>3C", "4C>5C", "6C>7C", "8C>9C", "JC>QC"],
+        draws=["7H", "7H", "KS", "KS", "3S", "4H"],
+        pile_size=12,
+    )
     game.apply(Step(0, "9H"))
     game.apply(Stop(0))
     notes = game.apply(Pickup(0, "5D"))
-    assert types(notes)[:4] == ["citizen_picked_up", "cards_discarded", "cards_discarded",
-                                "citizen_added"]
-    assert notes[1] == {"type": "cards_discarded", "cards": ["7H", "7H"],
-                        "reason": "identical_pair", "pile": 10}
+    assert types(notes)[:4] == [
+        "citizen_picked_up",
+        "cards_discarded",
+        "cards_discarded",
+        "citizen_added",
+    ]
+    assert notes[1] == {
+        "type": "cards_discarded",
+        "cards": ["7H", "7H"],
+        "reason": "identical_pair",
+        "pile": 10,
+    }
     assert notes[2]["cards"] == ["KS", "KS"] and notes[2]["pile"] == 8
     assert (notes[3]["origin"], notes[3]["destination"]) == ("3S", "4H")
 

@@ -8,8 +8,9 @@ import pytest
 
 
 def simulate(*args):
-    return subprocess.run([sys.executable, "-m", "games.engine", "simulate", *args],
-                          capture_output=True, text=True)
+    return subprocess.run(
+        [sys.executable, "-m", "games.engine", "simulate", *args], capture_output=True, text=True
+    )
 
 
 def lines(*args):
@@ -24,8 +25,12 @@ def test_one_json_line_per_game_seed_plus_k():
     for game in games:
         assert set(game) == {"rules_version", "seed", "options", "notifications", "result"}
         assert game["rules_version"] == "1"
-        assert game["options"] == {"players": 4, "shift_change": False,
-                                   "pickup_before_movement": False, "movement": "normal"}
+        assert game["options"] == {
+            "players": 4,
+            "shift_change": False,
+            "pickup_before_movement": False,
+            "movement": "normal",
+        }
         assert game["notifications"][0]["type"] == "game_started"
         ended = game["notifications"][-1]
         assert ended["type"] == "game_ended"
@@ -33,12 +38,26 @@ def test_one_json_line_per_game_seed_plus_k():
 
 
 def test_options_and_policies_and_determinism():
-    args = ("--players", "6", "--seed", "1", "--shift-change", "--pickup-before-movement",
-            "--movement", "faster", "--policy", "random")
+    args = (
+        "--players",
+        "6",
+        "--seed",
+        "1",
+        "--shift-change",
+        "--pickup-before-movement",
+        "--movement",
+        "faster",
+        "--policy",
+        "random",
+    )
     first = lines(*args)
     assert first == lines(*args)
-    assert first[0]["options"] == {"players": 6, "shift_change": True,
-                                   "pickup_before_movement": True, "movement": "faster"}
+    assert first[0]["options"] == {
+        "players": 6,
+        "shift_change": True,
+        "pickup_before_movement": True,
+        "movement": "faster",
+    }
     assert lines("--players", "2", "--seed", "1", "--policy", "autopilot")[0]["result"]
 
 
@@ -50,17 +69,20 @@ def test_max_turns_counts_turns_and_cuts_the_game_off():
     assert game["notifications"][-1]["type"] == "turn_started"
 
 
-@pytest.mark.parametrize("args", [
-    ("--players", "1", "--seed", "1"),
-    ("--players", "9", "--seed", "1"),
-    ("--players", "5", "--seed", "1"),
-    ("--players", "4"),
-    ("--players", "4", "--seed", "x"),
-    ("--players", "4", "--seed", "1", "--movement", "warp"),
-    ("--players", "4", "--seed", "1", "--policy", "smart"),
-    ("--players", "4", "--seed", "1", "--games", "0"),
-    ("--players", "4", "--seed", "1", "--bogus"),
-])
+@pytest.mark.parametrize(
+    "args",
+    [
+        ("--players", "1", "--seed", "1"),
+        ("--players", "9", "--seed", "1"),
+        ("--players", "5", "--seed", "1"),
+        ("--players", "4"),
+        ("--players", "4", "--seed", "x"),
+        ("--players", "4", "--seed", "1", "--movement", "warp"),
+        ("--players", "4", "--seed", "1", "--policy", "smart"),
+        ("--players", "4", "--seed", "1", "--games", "0"),
+        ("--players", "4", "--seed", "1", "--bogus"),
+    ],
+)
 def test_invalid_arguments_exit_2_with_one_line(args):
     run = simulate(*args)
     assert run.returncode == 2

@@ -5,8 +5,8 @@ import pytest
 
 from games.engine import (
     Code,
-    Decline,
     Deadline,
+    Decline,
     IllegalAction,
     Options,
     Pass,
@@ -15,8 +15,8 @@ from games.engine import (
     Stop,
     Turn,
     Undo,
+    distance,
 )
-from games.engine import distance
 from games.engine.board import NEIGHBOURS
 from tests.engine.scenario import arrange, types
 
@@ -50,13 +50,26 @@ def next_free_area(game):
 
 @pytest.mark.parametrize(
     ("movement", "deadline", "allowance"),
-    [("normal", 0, 1), ("normal", 1, 1), ("normal", 2, 1),
-     ("fast", 0, 2), ("fast", 1, 3), ("fast", 2, 4),
-     ("faster", 0, 3), ("faster", 1, 5), ("faster", 2, 7)],
+    [
+        ("normal", 0, 1),
+        ("normal", 1, 1),
+        ("normal", 2, 1),
+        ("fast", 0, 2),
+        ("fast", 1, 3),
+        ("fast", 2, 4),
+        ("faster", 0, 3),
+        ("faster", 1, 5),
+        ("faster", 2, 7),
+    ],
 )
 def test_T1_movement_allowance(movement, deadline, allowance):
-    game = arrange(taxis=["8H", "2D"], options=Options(movement=movement), deadline=deadline,
-                   waiting=SIX_WAITING, pile_size=10)
+    game = arrange(
+        taxis=["8H", "2D"],
+        options=Options(movement=movement),
+        deadline=deadline,
+        waiting=SIX_WAITING,
+        pile_size=10,
+    )
     assert game.allowance() == allowance
     walk(game, allowance)
     error = refused(game, Step(0, next_free_area(game)), Code.ALLOWANCE_EXCEEDED, "T1")
@@ -65,17 +78,25 @@ def test_T1_movement_allowance(movement, deadline, allowance):
 
 
 def test_T1_turn_started_announces_the_allowance_at_the_start():
-    game = arrange(taxis=["8H", "2D"], options=Options(movement="faster"), waiting=SIX_WAITING,
-                   pile_size=10, deadline=1)
+    game = arrange(
+        taxis=["8H", "2D"],
+        options=Options(movement="faster"),
+        waiting=SIX_WAITING,
+        pile_size=10,
+        deadline=1,
+    )
     game.apply(Step(0, "9H"))
     notes = game.apply(Stop(0))
     assert notes[-1] == {"type": "turn_started", "seat": 1, "allowance": 5}
 
 
 def test_T1_deadline_reached_by_a_pre_movement_pickup_counts_for_this_turns_movement():
-    game = arrange(taxis=["8H", "2D"], options=Options(movement="fast",
-                   pickup_before_movement=True), waiting=["8H>2D", *SIX_WAITING],
-                   draws=["7C", "2S"])
+    game = arrange(
+        taxis=["8H", "2D"],
+        options=Options(movement="fast", pickup_before_movement=True),
+        waiting=["8H>2D", *SIX_WAITING],
+        draws=["7C", "2S"],
+    )
     assert game.allowance() == 2
     notes = game.apply(Pickup(0, "2D"))
     assert types(notes) == ["citizen_picked_up", "citizen_added", "deadline_reached"]
@@ -91,12 +112,21 @@ def test_T2_pre_movement_pickup_only_with_the_option():
 
 
 def test_T2_pre_movement_pickup_then_move():
-    game = arrange(taxis=["8H", "2D"], options=Options(pickup_before_movement=True),
-                   waiting=["8H>2D", *SIX_WAITING], pile_size=10)
+    game = arrange(
+        taxis=["8H", "2D"],
+        options=Options(pickup_before_movement=True),
+        waiting=["8H>2D", *SIX_WAITING],
+        pile_size=10,
+    )
     assert game.legal_actions()[0] == Pickup(0, "2D")
     notes = game.apply(Pickup(0, "2D"))
-    assert notes[0] == {"type": "citizen_picked_up", "seat": 0, "area": "8H",
-                        "origin": "8H", "destination": "2D"}
+    assert notes[0] == {
+        "type": "citizen_picked_up",
+        "seat": 0,
+        "area": "8H",
+        "origin": "8H",
+        "destination": "2D",
+    }
     assert game.passengers[0] == [("8H", "2D")]
     assert game.active == 0 and game.phase == "move"  # the turn goes on: now move
     game.apply(Step(0, "9H"))
@@ -104,8 +134,12 @@ def test_T2_pre_movement_pickup_then_move():
 
 
 def test_T2_no_pre_movement_pickup_after_a_step_even_an_undone_one():
-    game = arrange(taxis=["8H", "2D"], options=Options(pickup_before_movement=True),
-                   waiting=["8H>2D", *SIX_WAITING], pile_size=10)
+    game = arrange(
+        taxis=["8H", "2D"],
+        options=Options(pickup_before_movement=True),
+        waiting=["8H>2D", *SIX_WAITING],
+        pile_size=10,
+    )
     game.apply(Step(0, "9H"))
     game.apply(Undo(0))
     assert game.taxis[0] == "8H"
@@ -114,8 +148,13 @@ def test_T2_no_pre_movement_pickup_after_a_step_even_an_undone_one():
 
 
 def test_T2_no_pre_movement_pickup_once_the_pile_is_exhausted():
-    game = arrange(taxis=["8H", "2D"], options=Options(pickup_before_movement=True),
-                   waiting=["8H>2D", *SIX_WAITING], pile_size=1, deadline=1)
+    game = arrange(
+        taxis=["8H", "2D"],
+        options=Options(pickup_before_movement=True),
+        waiting=["8H>2D", *SIX_WAITING],
+        pile_size=1,
+        deadline=1,
+    )
     refused(game, Pickup(0, "2D"), Code.PICKUP_NOT_ALLOWED, "T2")
 
 
@@ -147,16 +186,18 @@ def test_T3_area_holds_another_taxi():
 
 
 def test_T3_never_back_to_the_area_where_the_turn_began():
-    game = arrange(taxis=["8H", "2D"], options=Options(movement="fast"), waiting=SIX_WAITING,
-                   pile_size=10)
+    game = arrange(
+        taxis=["8H", "2D"], options=Options(movement="fast"), waiting=SIX_WAITING, pile_size=10
+    )
     game.apply(Step(0, "9H"))
     assert Step(0, "8H") not in game.legal_actions()
     refused(game, Step(0, "8H"), Code.START_AREA, "T3")
 
 
 def test_T3_other_areas_may_be_visited_twice():
-    game = arrange(taxis=["8H", "2D"], options=Options(movement="faster"), waiting=SIX_WAITING,
-                   pile_size=10)
+    game = arrange(
+        taxis=["8H", "2D"], options=Options(movement="faster"), waiting=SIX_WAITING, pile_size=10
+    )
     for to in ("9H", "10H", "9H"):
         game.apply(Step(0, to))
     assert game.taxis[0] == "9H"
@@ -169,8 +210,9 @@ def test_T3_the_first_step_is_mandatory():
 
 
 def test_T4_undo_takes_back_the_last_step():
-    game = arrange(taxis=["8H", "2D"], options=Options(movement="fast"), waiting=SIX_WAITING,
-                   pile_size=10)
+    game = arrange(
+        taxis=["8H", "2D"], options=Options(movement="fast"), waiting=SIX_WAITING, pile_size=10
+    )
     game.apply(Step(0, "9H"))
     game.apply(Step(0, "10H"))
     assert game.apply(Undo(0)) == [{"type": "move_undone", "seat": 0, "from": "10H", "to": "9H"}]
@@ -203,8 +245,12 @@ def test_T4_nothing_after_the_stop_can_be_undone():
 
 
 def test_T4_a_pickup_is_not_undone_with_the_step_after_it():
-    game = arrange(taxis=["8H", "2D"], options=Options(pickup_before_movement=True),
-                   waiting=["8H>2D", *SIX_WAITING], pile_size=10)
+    game = arrange(
+        taxis=["8H", "2D"],
+        options=Options(pickup_before_movement=True),
+        waiting=["8H>2D", *SIX_WAITING],
+        pile_size=10,
+    )
     game.apply(Pickup(0, "2D"))
     game.apply(Step(0, "9H"))
     game.apply(Undo(0))
@@ -212,29 +258,49 @@ def test_T4_a_pickup_is_not_undone_with_the_step_after_it():
 
 
 def test_T5_at_the_stop_drop_offs_come_first_then_pickups():
-    game = arrange(taxis=["8H", "2D"], waiting=["9H>5D", *SIX_WAITING],
-                   passengers=[["3C>9H"], []], pile_size=10)
+    game = arrange(
+        taxis=["8H", "2D"],
+        waiting=["9H>5D", *SIX_WAITING],
+        passengers=[["3C>9H"], []],
+        pile_size=10,
+    )
     game.apply(Step(0, "9H"))
     notes = game.apply(Stop(0))
     assert game.income[0] == 3 == distance("3C", "9H")
-    assert notes == [{"type": "passenger_dropped_off", "seat": 0, "area": "9H", "origin": "3C",
-                      "destination": "9H", "fare": 3}]
+    assert notes == [
+        {
+            "type": "passenger_dropped_off",
+            "seat": 0,
+            "area": "9H",
+            "origin": "3C",
+            "destination": "9H",
+            "fare": 3,
+        }
+    ]
     assert game.legal_actions() == [Pickup(0, "5D"), Decline(0)]
     notes = game.apply(Pickup(0, "5D"))
     assert types(notes) == ["citizen_picked_up", "citizen_added", "turn_ended", "turn_started"]
 
 
 def test_T5_no_step_after_the_stop():
-    game = arrange(taxis=["8H", "2D"], options=Options(movement="faster"),
-                   waiting=["9H>5D", *SIX_WAITING], pile_size=10)
+    game = arrange(
+        taxis=["8H", "2D"],
+        options=Options(movement="faster"),
+        waiting=["9H>5D", *SIX_WAITING],
+        pile_size=10,
+    )
     game.apply(Step(0, "9H"))
     game.apply(Stop(0))
     refused(game, Step(0, "10H"), Code.MOVEMENT_OVER, "T5")
 
 
 def test_T5_pickups_happen_only_at_the_stop():
-    game = arrange(taxis=["8H", "2D"], options=Options(movement="fast"),
-                   waiting=["9H>5D", *SIX_WAITING], pile_size=10)
+    game = arrange(
+        taxis=["8H", "2D"],
+        options=Options(movement="fast"),
+        waiting=["9H>5D", *SIX_WAITING],
+        pile_size=10,
+    )
     game.apply(Step(0, "9H"))
     refused(game, Pickup(0, "5D"), Code.PICKUP_NOT_ALLOWED, "T5")
 
@@ -256,8 +322,9 @@ def test_T5_decline_ends_the_turn_without_pickup():
 
 
 def test_T5_T6_a_replacement_drawn_onto_this_area_during_the_stop_may_be_picked_up():
-    game = arrange(taxis=FIVE_TAXIS, waiting=["9H>5D", *SIX_WAITING], draws=["9H", "4C"],
-                   pile_size=10)
+    game = arrange(
+        taxis=FIVE_TAXIS, waiting=["9H>5D", *SIX_WAITING], draws=["9H", "4C"], pile_size=10
+    )
     game.apply(Step(0, "9H"))
     game.apply(Stop(0))
     notes = game.apply(Pickup(0, "5D"))
@@ -268,8 +335,12 @@ def test_T5_T6_a_replacement_drawn_onto_this_area_during_the_stop_may_be_picked_
 
 
 def test_T5_a_whole_turn_in_one_request_equals_its_parts():
-    one = arrange(taxis=["8H", "2D"], options=Options(movement="fast"),
-                  waiting=["10H>5D", *SIX_WAITING], pile_size=10)
+    one = arrange(
+        taxis=["8H", "2D"],
+        options=Options(movement="fast"),
+        waiting=["10H>5D", *SIX_WAITING],
+        pile_size=10,
+    )
     parts = one.clone()
     notes = one.apply(Turn(0, steps=("9H", "10H"), pickups=("5D",)))
     expected = []
@@ -286,22 +357,26 @@ def test_T5_a_whole_turn_declines_pickups_it_does_not_name():
 
 
 def test_T5_a_whole_turn_is_all_or_nothing():
-    game = arrange(taxis=["8H", "2D"], options=Options(movement="fast"),
-                   waiting=["10H>5D", *SIX_WAITING], pile_size=10)
+    game = arrange(
+        taxis=["8H", "2D"],
+        options=Options(movement="fast"),
+        waiting=["10H>5D", *SIX_WAITING],
+        pile_size=10,
+    )
     refused(game, Turn(0, steps=("9H", "QH")), Code.NOT_ADJACENT, "T3")
     refused(game, Turn(0, steps=("9H", "10H"), pickups=("7C",)), Code.NO_SUCH_CITIZEN, "T5")
     refused(game, Turn(0, steps=()), Code.NOT_BLOCKED, "T7")
 
 
 def test_T6_each_pickup_is_replaced_at_once():
-    game = arrange(taxis=["8H", "2D"], waiting=["9H>5D", *SIX_WAITING], draws=["4H", "QS"],
-                   pile_size=6)
+    game = arrange(
+        taxis=["8H", "2D"], waiting=["9H>5D", *SIX_WAITING], draws=["4H", "QS"], pile_size=6
+    )
     game.apply(Step(0, "9H"))
     game.apply(Stop(0))
     notes = game.apply(Pickup(0, "5D"))
     assert notes[:2] == [
-        {"type": "citizen_picked_up", "seat": 0, "area": "9H", "origin": "9H",
-         "destination": "5D"},
+        {"type": "citizen_picked_up", "seat": 0, "area": "9H", "origin": "9H", "destination": "5D"},
         {"type": "citizen_added", "origin": "4H", "destination": "QS", "pile": 4},
     ]
     assert len(game.waiting) == 7
@@ -313,12 +388,16 @@ def blocked_game(**kwargs):
 
 
 def test_T7_a_blocked_taxi_passes_its_turn():
-    game = blocked_game(waiting=SIX_WAITING, passengers=[["3C>5D"], [], [], [], []],
-                        pile_size=10)
+    game = blocked_game(waiting=SIX_WAITING, passengers=[["3C>5D"], [], [], [], []], pile_size=10)
     game.apply(Step(4, "9H"))
     notes = game.apply(Stop(4))
-    assert types(notes) == ["turn_ended", "turn_started", "turn_passed", "turn_ended",
-                            "turn_started"]
+    assert types(notes) == [
+        "turn_ended",
+        "turn_started",
+        "turn_passed",
+        "turn_ended",
+        "turn_started",
+    ]
     assert notes[2] == {"type": "turn_passed", "seat": 0}
     assert game.active == 1
     assert game.passengers[0] == [("3C", "5D")]  # no drop-off when blocked
@@ -331,8 +410,13 @@ def test_T7_a_blocked_taxi_may_still_pick_up_before_the_pass():
     assert game.active == 0
     assert game.legal_actions() == [Pickup(0, "3C"), Pass(0)]
     notes = game.apply(Pickup(0, "3C"))
-    assert types(notes) == ["citizen_picked_up", "citizen_added", "turn_passed", "turn_ended",
-                            "turn_started"]
+    assert types(notes) == [
+        "citizen_picked_up",
+        "citizen_added",
+        "turn_passed",
+        "turn_ended",
+        "turn_started",
+    ]
     assert game.active == 1
 
 
@@ -362,13 +446,16 @@ def test_T8_turn_ends_with_turn_ended_then_the_next_turn_starts():
     game = arrange(taxis=["8H", "2D"], waiting=SIX_WAITING, pile_size=10)
     game.apply(Step(0, "9H"))
     notes = game.apply(Stop(0))
-    assert notes == [{"type": "turn_ended", "seat": 0},
-                     {"type": "turn_started", "seat": 1, "allowance": 1}]
+    assert notes == [
+        {"type": "turn_ended", "seat": 0},
+        {"type": "turn_started", "seat": 1, "allowance": 1},
+    ]
 
 
 def test_T1_a_clock_deadline_mid_turn_raises_the_allowance_from_then_on():
-    game = arrange(taxis=["8H", "2D"], options=Options(movement="fast"), waiting=SIX_WAITING,
-                   pile_size=10)
+    game = arrange(
+        taxis=["8H", "2D"], options=Options(movement="fast"), waiting=SIX_WAITING, pile_size=10
+    )
     walk(game, 2)
     game.apply(Deadline(1))
     walk(game, 1)
