@@ -1,11 +1,37 @@
 from django.contrib.auth.models import AbstractUser
 from django.db import models
+from django.db.models.functions import Lower
 
 
 class User(AbstractUser):
-    """The platform's user; custom from day one so profile fields never need a model swap."""
+    """The platform's user; custom from day one so profile fields never need a model swap.
+
+    Moderation writes `suspended_until` and `banned_at`; whether they refuse the account at a
+    given moment is decided in one place, `accounts.selectors.user_access_refusal`.
+    """
 
     display_name = models.CharField(max_length=50, blank=True)
+    suspended_until = models.DateTimeField(
+        null=True,
+        blank=True,
+        help_text="Refused until this moment; a past date no longer refuses.",
+    )
+    banned_at = models.DateTimeField(
+        null=True, blank=True, help_text="Set to ban the account; clear to lift the ban."
+    )
+    moderation_reason = models.CharField(
+        max_length=500, blank=True, help_text="For moderators; not shown to the user."
+    )
+
+    class Meta(AbstractUser.Meta):
+        constraints = [
+            # "Ana" and "ana" would otherwise be two accounts a player cannot tell apart.
+            models.UniqueConstraint(
+                Lower("username"),
+                name="accounts_user_username_ci_unique",
+                violation_error_message="A user with that username already exists.",
+            ),
+        ]
 
     def __str__(self) -> str:
         return self.display_name or self.username

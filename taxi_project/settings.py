@@ -43,6 +43,8 @@ INSTALLED_APPS = [
     "django.contrib.messages",
     "django.contrib.staticfiles",
     "rest_framework",
+    "rest_framework.authtoken",
+    "drf_spectacular",
     "channels",
     "accounts",
     "games",
@@ -85,6 +87,16 @@ DATABASES = {
     )
 }
 
+if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
+    # Take the write lock when a transaction begins, so concurrent moves queue up rather than
+    # failing half-way with "database is locked" (PostgreSQL uses SELECT … FOR UPDATE).
+    DATABASES["default"].setdefault("OPTIONS", {}).update(
+        {"transaction_mode": "IMMEDIATE", "timeout": 20}
+    )
+    # Tests use a file, not shared-cache memory, so concurrent tests lock as production does;
+    # one per test process, so two runs never share it.
+    DATABASES["default"]["TEST"] = {"NAME": str(VAR_DIR / f"test-db-{os.getpid()}.sqlite3")}
+
 AUTH_USER_MODEL = "accounts.User"
 
 AUTH_PASSWORD_VALIDATORS = [
@@ -104,10 +116,48 @@ STATIC_ROOT = VAR_DIR / "static"
 
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
+# --- The API -----------------------------------------------------------------------------------
+REST_FRAMEWORK = {
+    # Mobile clients send "Authorization: Token <key>"; browsers use the session cookie.
+    "DEFAULT_AUTHENTICATION_CLASSES": [
+        "accounts.authentication.TokenAuthentication",
+        "accounts.authentication.SessionAuthentication",
+    ],
+    "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
+    "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
+    "EXCEPTION_HANDLER": "taxi_project.api_errors.exception_handler",
+    "DEFAULT_PAGINATION_CLASS": "rest_framework.pagination.LimitOffsetPagination",
+    "PAGE_SIZE": 50,
+    "UNAUTHENTICATED_USER": "django.contrib.auth.models.AnonymousUser",
+    "DEFAULT_THROTTLE_RATES": {"auth": os.environ.get("AUTH_THROTTLE_RATE", "20/min")},
+    # DRF's default (None) trusts any X-Forwarded-For, so a client could dodge per-IP limits:
+    # 0 with no proxy in front, N behind N reverse proxies.
+    "NUM_PROXIES": int(os.environ.get("NUM_PROXIES", "0")),
+}
+
+SPECTACULAR_SETTINGS = {
+    "TITLE": "Bahama Taxi API",
+    "DESCRIPTION": (
+        "Asynchronous online Bahama Taxi. Every error is JSON with a stable `code` and a human "
+        "`message`. Board: Bahama Taxi board by Bartosz Sułkowski, CC BY 4.0."
+    ),
+    "VERSION": "1.0.0",
+    "SERVE_INCLUDE_SCHEMA": False,
+    "COMPONENT_SPLIT_REQUEST": True,
+}
+
 # --- Redis, or the embedded fallbacks -------------------------------------------------------
 REDIS_URL = os.environ.get("REDIS_URL", "")
 
 if REDIS_URL:
+    # Shared by every process: rate-limit counts must not be per worker.
+    CACHES = {
+        "default": {
+            "BACKEND": "django.core.cache.backends.redis.RedisCache",
+            "LOCATION": REDIS_URL,
+            "KEY_PREFIX": "taxi-cache",
+        }
+    }
     CHANNEL_LAYERS = {
         "default": {
             "BACKEND": "channels_redis.core.RedisChannelLayer",

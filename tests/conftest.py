@@ -78,3 +78,42 @@ def pytest_terminal_summary(terminalreporter, exitstatus: int, config: pytest.Co
     )
     for nodeid in _skipped_service_tests:
         terminalreporter.line(f"  {nodeid}")
+
+
+# --- The append-only log's triggers around SQLite flushes -----------------------------------
+# A transactional test ends with a flush, which on SQLite DELETEs every row — exactly what the
+# log's triggers refuse. So on SQLite each database test (re)installs the triggers first, and
+# `committed_db` (the fixture for tests that need real commits: threads, other processes) drops
+# them just before its flush. PostgreSQL flushes with TRUNCATE, which row triggers ignore.
+
+_DB_FIXTURES = {"db", "transactional_db", "django_db_reset_sequences", "committed_db"}
+
+
+@pytest.fixture(autouse=True)
+def _log_triggers_installed(request):
+    uses_db = request.node.get_closest_marker("django_db") or _DB_FIXTURES & set(
+        request.fixturenames
+    )
+    if uses_db:
+        from django.db import connection
+
+        request.getfixturevalue("django_db_setup")
+        if connection.vendor == "sqlite":
+            from games import db_guards
+
+            with request.getfixturevalue("django_db_blocker").unblock():
+                db_guards.install(connection)
+    yield
+
+
+@pytest.fixture
+def committed_db(request, transactional_db, django_db_blocker):
+    """Like `transactional_db`: data is really committed, visible to other connections."""
+    yield
+    from django.db import connection
+
+    if connection.vendor == "sqlite":
+        from games import db_guards
+
+        with django_db_blocker.unblock():
+            db_guards.uninstall(connection)

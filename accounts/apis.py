@@ -1,0 +1,254 @@
+"""The accounts API: one view per operation. Serializers validate, services write.
+
+Refused (banned or suspended) accounts are stopped by the default authenticators on every
+view but two: logging out and revoking the token, which a refused account may still do.
+"""
+
+from __future__ import annotations
+
+from drf_spectacular.utils import OpenApiResponse, extend_schema
+from rest_framework import status
+from rest_framework.permissions import AllowAny, IsAuthenticated
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from accounts.authentication import leaving_authenticators
+from accounts.models import User
+from accounts.selectors import user_from_credentials
+from accounts.serializers import (
+    AccountErrorSerializer,
+    AccountFieldErrorsSerializer,
+    AccountRefusedSerializer,
+    AuthResultSerializer,
+    CredentialsSerializer,
+    PasswordChangeSerializer,
+    ProfileSerializer,
+    ProfileUpdateSerializer,
+    SignupSerializer,
+    TokenSerializer,
+)
+from accounts.services import (
+    token_issue,
+    token_revoke,
+    user_create,
+    user_login,
+    user_logout,
+    user_password_change,
+    user_profile_update,
+)
+from accounts.throttles import AUTH_SCOPE, AuthRateThrottle
+
+TAGS = ["accounts"]
+
+INVALID = OpenApiResponse(AccountFieldErrorsSerializer, description="`invalid`: field errors.")
+NOT_AUTHENTICATED = OpenApiResponse(
+    AccountErrorSerializer,
+    description="`not_authenticated` (no credentials) or `authentication_failed` (bad token).",
+)
+REFUSED = OpenApiResponse(
+    AccountRefusedSerializer,
+    description="`account_banned`, or `account_suspended` with `until`. "
+    "Also `permission_denied` for a session request without its CSRF token.",
+)
+THROTTLED = OpenApiResponse(
+    AccountErrorSerializer,
+    description="`throttled`: too many attempts from this address; see `Retry-After`.",
+)
+INVALID_CREDENTIALS = OpenApiResponse(
+    AccountFieldErrorsSerializer,
+    description="`invalid_credentials` (unknown user or wrong password, told apart by "
+    "neither code nor message), or `invalid` with field errors.",
+)
+
+
+def _auth_result(*, user: User, token_key: str) -> dict:
+    return AuthResultSerializer({"user": user, "token": token_key}).data
+
+
+class PasswordFormApi(APIView):
+    """Anonymous endpoints that take a password: no session (so no CSRF), rate-limited."""
+
+    authentication_classes: list = []
+    permission_classes = [AllowAny]
+    throttle_classes = [AuthRateThrottle]
+    throttle_scope = AUTH_SCOPE
+
+
+class SignupApi(PasswordFormApi):
+    @extend_schema(
+        operation_id="auth_signup",
+        tags=TAGS,
+        summary="Create an account",
+        description="Returns the new profile and an API token. Browsers then log in for a session.",
+        request=SignupSerializer,
+        responses={
+            201: AuthResultSerializer,
+            400: INVALID,
+            409: OpenApiResponse(AccountErrorSerializer, description="`username_taken`."),
+            429: THROTTLED,
+        },
+    )
+    def post(self, request: Request) -> Response:
+        serializer = SignupSerializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        user = user_create(**serializer.validated_data)
+        token = token_issue(user=user)
+        return Response(_auth_result(user=user, token_key=token.key), status.HTTP_201_CREATED)
+
+
+class LoginApi(PasswordFormApi):
+    @extend_schema(
+        operation_id="auth_login",
+        tags=TAGS,
+        summary="Log in",
+        description="Starts a session (cookie, for browsers) and returns the API token "
+        "(for mobile clients). Needs no CSRF token.",
+        request=CredentialsSerializer,
+        responses={
+            200: AuthResultSerializer,
+            400: INVALID_CREDENTIALS,
+            403: REFUSED,
+            429: THROTTLED,
+        },
+    )
+    def post(self, request: Request) -> Response:
+        serializer = CredentialsSerializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        user = user_from_credentials(request=request, **serializer.validated_data)
+        token = user_login(request=request, user=user)
+        return Response(_auth_result(user=user, token_key=token.key))
+
+
+class LogoutApi(APIView):
+    # A refused account may still end its session; logging out twice is not an error.
+    permission_classes = [AllowAny]
+
+    def get_authenticators(self):
+        return leaving_authenticators()
+
+    @extend_schema(
+        operation_id="auth_logout",
+        tags=TAGS,
+        summary="Log out",
+        description="Ends the session; with token authentication, also revokes the token "
+        "(on every device, as DRF keeps one token per user).",
+        request=None,
+        responses={204: None, 401: NOT_AUTHENTICATED},
+    )
+    def post(self, request: Request) -> Response:
+        user_logout(request=request)
+        return Response(status=status.HTTP_204_NO_CONTENT)
+
+
+class TokenApi(APIView):
+    """POST issues the token from a username and password; DELETE revokes the caller's.
+
+    One path, so one view; what the two methods need differs, so it is chosen per method."""
+
+    throttle_scope = AUTH_SCOPE
+
+    def _revoking(self) -> bool:
+        # `self.request` is Django's request while DRF builds its own (None when the schema
+        # generator builds it), DRF's afterwards; both carry the method.
+        return getattr(self.request, "method", None) == "DELETE"
+
+    def get_authenticators(self):
+        if self._revoking():
+            return leaving_authenticators()
+        return []
+
+    def get_permissions(self):
+        return [IsAuthenticated()] if self._revoking() else [AllowAny()]
+
+    def get_throttles(self):
+        return [] if self._revoking() else [AuthRateThrottle()]
+
+    @extend_schema(
+        operation_id="auth_token_issue",
+        tags=TAGS,
+        summary="Get the API token",
+        description="For mobile clients: the token to send as `Authorization: Token <token>`. "
+        "Starts no session.",
+        request=CredentialsSerializer,
+        responses={
+            200: TokenSerializer,
+            400: INVALID_CREDENTIALS,
+            403: REFUSED,
+            429: THROTTLED,
+        },
+    )
+    def post(self, request: Request) -> Response:
+        serializer = CredentialsSerializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        user = user_from_credentials(request=request, **serializer.validated_data)
+        token = token_issue(user=user)
+        return Response(TokenSerializer({"token": token.key}).data)
+
+    @extend_schema(
+        operation_id="auth_token_revoke",
+        tags=TAGS,
+        summary="Revoke the API token",
+        description="Deletes the caller's token (every device using it must log in again). "
+        "Allowed to refused accounts too.",
+        request=None,
+        responses={204: None, 401: NOT_AUTHENTICATED},
+    )
+    def delete(self, request: Request) -> Response:
+        token_revoke(user=request.user)
+        return Response(status=status.HTTP_204_NO_CONTENT)
+
+
+class MeApi(APIView):
+    @extend_schema(
+        operation_id="me_read",
+        tags=TAGS,
+        summary="My profile",
+        responses={200: ProfileSerializer, 401: NOT_AUTHENTICATED, 403: REFUSED},
+    )
+    def get(self, request: Request) -> Response:
+        return Response(ProfileSerializer(request.user).data)
+
+    @extend_schema(
+        operation_id="me_update",
+        tags=TAGS,
+        summary="Edit my profile",
+        description="Changes only the fields sent. `display_name`: 1–50 characters after "
+        "stripping surrounding whitespace, no control characters.",
+        request=ProfileUpdateSerializer,
+        responses={200: ProfileSerializer, 400: INVALID, 401: NOT_AUTHENTICATED, 403: REFUSED},
+    )
+    def patch(self, request: Request) -> Response:
+        serializer = ProfileUpdateSerializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        user = user_profile_update(user=request.user, **serializer.validated_data)
+        return Response(ProfileSerializer(user).data)
+
+
+class PasswordChangeApi(APIView):
+    @extend_schema(
+        operation_id="me_password_change",
+        tags=TAGS,
+        summary="Change my password",
+        description="Always answers 200 with a fresh token: the old token is revoked, so other "
+        "devices must log in again, as must other browser sessions. The session making the "
+        "request stays logged in.",
+        request=PasswordChangeSerializer,
+        responses={
+            200: TokenSerializer,
+            400: OpenApiResponse(
+                AccountFieldErrorsSerializer,
+                description="`wrong_password` (the old password), or `invalid` with field "
+                "errors (e.g. a new password the validators refuse).",
+            ),
+            401: NOT_AUTHENTICATED,
+            403: REFUSED,
+        },
+    )
+    def post(self, request: Request) -> Response:
+        serializer = PasswordChangeSerializer(data=request.data, context={"user": request.user})
+        serializer.is_valid(raise_exception=True)
+        token = user_password_change(
+            user=request.user, request=request, **serializer.validated_data
+        )
+        return Response(TokenSerializer({"token": token.key}).data)

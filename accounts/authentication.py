@@ -1,0 +1,68 @@
+"""DRF authentication that refuses suspended and banned accounts with a clear code.
+
+A refused account gets a 403 with `account_banned` or `account_suspended` (plus `until`), not
+DRF's 401 `authentication_failed`: the credentials are good, the account may not play. The
+refusal is raised as an `ApiError` (a 403), which DRF does not coerce as it does
+`AuthenticationFailed`, so the status and the body survive whichever authenticator runs first.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from django.utils import timezone
+from rest_framework import authentication
+from rest_framework.authtoken.models import Token
+
+from accounts.errors import AccountRefused
+from accounts.models import User
+from accounts.selectors import user_access_refusal
+
+
+def access_refusal(user: User, now: datetime) -> tuple[str, str] | None:
+    """None if `user` may use the platform at `now`, else `(code, message)`.
+
+    For callers outside DRF (the WebSocket consumer closes with the code and message)."""
+    refusal = user_access_refusal(user=user, now=now)
+    return None if refusal is None else (refusal.code, refusal.message)
+
+
+def ensure_access(user: User, now: datetime | None = None) -> None:
+    """Raise `AccountRefused` (403, with the code) if moderation refuses `user`."""
+    refusal = user_access_refusal(user=user, now=now or timezone.now())
+    if refusal is not None:
+        raise AccountRefused.from_refusal(refusal)
+
+
+class TokenAuthentication(authentication.TokenAuthentication):
+    """`Authorization: Token <key>`; refuses banned and suspended accounts unless built with
+    `check_access=False` (for the ways out: logging out, revoking the token)."""
+
+    def __init__(self, *, check_access: bool = True):
+        self.check_access = check_access
+
+    def authenticate_credentials(self, key: str) -> tuple[User, Token]:
+        user, token = super().authenticate_credentials(key)
+        if self.check_access:
+            ensure_access(user)
+        return user, token
+
+
+class SessionAuthentication(authentication.SessionAuthentication):
+    """The browser's session cookie (CSRF enforced); refuses banned and suspended accounts
+    unless built with `check_access=False`."""
+
+    def __init__(self, *, check_access: bool = True):
+        self.check_access = check_access
+
+    def authenticate(self, request):
+        result = super().authenticate(request)
+        if result is not None and self.check_access:
+            ensure_access(result[0])
+        return result
+
+
+def leaving_authenticators() -> list[authentication.BaseAuthentication]:
+    """Both authenticators without the moderation check: a refused account may still log out
+    and revoke its token. The same classes, so the schema names one scheme for each."""
+    return [TokenAuthentication(check_access=False), SessionAuthentication(check_access=False)]

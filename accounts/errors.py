@@ -1,0 +1,57 @@
+"""The accounts vocabulary of refusals: stable codes a client can switch on.
+
+Every class renders through `taxi_project.api_errors` as `{"code", "message", ...}`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+
+from rest_framework import serializers, status
+
+from taxi_project.api_errors import ApiError, Conflict, Forbidden
+
+ACCOUNT_BANNED = "account_banned"
+ACCOUNT_SUSPENDED = "account_suspended"
+
+
+def iso_datetime(value: datetime) -> str:
+    """As every other datetime in the API renders: ISO 8601, "Z" for UTC."""
+    return serializers.DateTimeField().to_representation(value)
+
+
+@dataclass(frozen=True)
+class AccessRefusal:
+    """Why moderation refuses an account right now. `until` is set for suspensions only."""
+
+    code: str
+    message: str
+    until: datetime | None = None
+
+
+class UsernameTaken(Conflict):
+    default_code = "username_taken"
+    default_detail = "That username is already taken."
+
+
+class InvalidCredentials(ApiError):
+    # 400 rather than 401: a 401 must carry WWW-Authenticate, and these endpoints take a form,
+    # not a credentials scheme. One message for unknown user and wrong password.
+    status_code = status.HTTP_400_BAD_REQUEST
+    default_code = "invalid_credentials"
+    default_detail = "The username or password is wrong."
+
+
+class WrongPassword(ApiError):
+    default_code = "wrong_password"
+    default_detail = "The current password is wrong."
+
+
+class AccountRefused(Forbidden):
+    """A banned or suspended account: 403 with `account_banned` or `account_suspended`."""
+
+    @classmethod
+    def from_refusal(cls, refusal: AccessRefusal) -> AccountRefused:
+        extra = {"until": iso_datetime(refusal.until)} if refusal.until is not None else {}
+        return cls(refusal.message, code=refusal.code, **extra)

@@ -1,0 +1,151 @@
+"""Request validation and response shapes for the accounts API.
+
+Request serializers only validate; the services write. Uniqueness of usernames is a 409 from
+the service, not a field error here, so it is not a `ModelSerializer` validator.
+"""
+
+from __future__ import annotations
+
+import unicodedata
+
+from django.contrib.auth.password_validation import validate_password
+from django.contrib.auth.validators import UnicodeUsernameValidator
+from django.core.exceptions import ValidationError as DjangoValidationError
+from rest_framework import serializers
+
+from accounts.models import User
+
+DISPLAY_NAME_MAX_LENGTH = User._meta.get_field("display_name").max_length
+
+# Invisible characters that reorder the text around them: a name could disguise itself as
+# another or spill its direction into the text beside it wherever it is shown.
+_BIDI_CONTROLS = frozenset(
+    "\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069"
+)
+
+
+def validate_no_control_characters(value: str) -> None:
+    for char in value:
+        if unicodedata.category(char) in {"Cc", "Zl", "Zp"} or char in _BIDI_CONTROLS:
+            raise serializers.ValidationError(
+                "Control characters and line breaks are not allowed.", code="control_characters"
+            )
+
+
+def _password_errors(password: str, user: User) -> None:
+    """Django's AUTH_PASSWORD_VALIDATORS, as field errors on the password field given."""
+    try:
+        validate_password(password, user)
+    except DjangoValidationError as error:
+        raise serializers.ValidationError(list(error.messages), code="password_invalid") from error
+
+
+class PasswordField(serializers.CharField):
+    def __init__(self, **kwargs):
+        # Spaces are part of a password; never trim them.
+        kwargs.setdefault("trim_whitespace", False)
+        kwargs.setdefault("write_only", True)
+        kwargs.setdefault("style", {"input_type": "password"})
+        super().__init__(**kwargs)
+
+
+class DisplayNameField(serializers.CharField):
+    """1–50 characters once leading and trailing whitespace is stripped; no control chars."""
+
+    def __init__(self, **kwargs):
+        kwargs.setdefault("min_length", 1)
+        kwargs.setdefault("max_length", DISPLAY_NAME_MAX_LENGTH)
+        kwargs.setdefault("validators", [validate_no_control_characters])
+        super().__init__(**kwargs)
+
+
+# --- Requests --------------------------------------------------------------------------------
+
+
+class SignupSerializer(serializers.Serializer):
+    username = serializers.CharField(
+        max_length=150,
+        validators=[UnicodeUsernameValidator()],
+        help_text="150 characters or fewer: letters, digits and @/./+/-/_ only. "
+        "Unique regardless of case.",
+    )
+    password = PasswordField(help_text="Checked by the server's password validators.")
+    display_name = DisplayNameField(
+        required=False, help_text="Shown to other players; defaults to the username."
+    )
+    email = serializers.EmailField(required=False, allow_blank=True, max_length=254)
+
+    def validate(self, attrs: dict) -> dict:
+        # The similarity validator compares the password with these attributes.
+        candidate = User(
+            username=attrs["username"],
+            email=attrs.get("email", ""),
+            display_name=attrs.get("display_name", ""),
+        )
+        try:
+            _password_errors(attrs["password"], candidate)
+        except serializers.ValidationError as error:
+            raise serializers.ValidationError({"password": error.detail}) from error
+        return attrs
+
+
+class CredentialsSerializer(serializers.Serializer):
+    username = serializers.CharField(max_length=150)
+    password = PasswordField()
+
+
+class ProfileUpdateSerializer(serializers.Serializer):
+    display_name = DisplayNameField(required=False)
+    email = serializers.EmailField(required=False, allow_blank=True, max_length=254)
+
+
+class PasswordChangeSerializer(serializers.Serializer):
+    """Needs `context={"user": ...}`: the new password is checked against that account."""
+
+    old_password = PasswordField()
+    new_password = PasswordField(help_text="Checked by the server's password validators.")
+
+    def validate_new_password(self, value: str) -> str:
+        _password_errors(value, self.context["user"])
+        return value
+
+
+# --- Responses -------------------------------------------------------------------------------
+
+
+class ProfileSerializer(serializers.ModelSerializer):
+    class Meta:
+        model = User
+        fields = ["id", "username", "display_name", "email", "date_joined"]
+        read_only_fields = fields
+
+
+class TokenSerializer(serializers.Serializer):
+    token = serializers.CharField(
+        read_only=True, help_text='Send as "Authorization: Token <token>".'
+    )
+
+
+class AuthResultSerializer(TokenSerializer):
+    user = ProfileSerializer(read_only=True)
+
+
+# --- Error bodies, for the schema only (taxi_project.api_errors renders them) -----------------
+
+
+class AccountErrorSerializer(serializers.Serializer):
+    code = serializers.CharField(help_text="Stable; switch on this.")
+    message = serializers.CharField(help_text="For people; may change.")
+
+
+class AccountFieldErrorsSerializer(AccountErrorSerializer):
+    errors = serializers.DictField(
+        child=serializers.ListField(child=serializers.CharField()),
+        help_text="Messages by field name; `non_field_errors` for the request as a whole.",
+    )
+
+
+class AccountRefusedSerializer(AccountErrorSerializer):
+    until = serializers.DateTimeField(
+        required=False, help_text="`account_suspended` only: when the suspension ends."
+    )

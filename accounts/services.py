@@ -1,0 +1,97 @@
+"""Write paths for accounts: sign-up, log in / out, tokens, profile, password."""
+
+from __future__ import annotations
+
+from django.contrib.auth import SESSION_KEY, login, logout, update_session_auth_hash
+from django.db import IntegrityError, transaction
+from rest_framework.authtoken.models import Token
+from rest_framework.request import Request
+
+from accounts.authentication import ensure_access
+from accounts.errors import UsernameTaken, WrongPassword
+from accounts.models import User
+
+DISPLAY_NAME_MAX_LENGTH = User._meta.get_field("display_name").max_length
+
+
+def user_create(*, username: str, password: str, display_name: str = "", email: str = "") -> User:
+    """A new account; the password must already have passed the validators.
+
+    Usernames are unique regardless of case (a database constraint backs the check), and the
+    display name defaults to the username."""
+    username = User.normalize_username(username)
+    if User.objects.filter(username__iexact=username).exists():
+        raise UsernameTaken()
+    try:
+        with transaction.atomic():
+            return User.objects.create_user(
+                username=username,
+                password=password,
+                email=email,
+                display_name=display_name or username[:DISPLAY_NAME_MAX_LENGTH],
+            )
+    except IntegrityError as error:  # lost a race with a sign-up for the same name
+        raise UsernameTaken() from error
+
+
+def token_issue(*, user: User) -> Token:
+    """The user's API token, created on first use. DRF keeps one token per user, so every
+    device signed in as `user` shares it. Refused accounts get no token."""
+    ensure_access(user)
+    token, _ = Token.objects.get_or_create(user=user)
+    return token
+
+
+def token_revoke(*, user: User) -> None:
+    """Delete the user's token; every client using it must log in again. Idempotent."""
+    Token.objects.filter(user=user).delete()
+
+
+def user_login(*, request: Request, user: User) -> Token:
+    """Start a browser session for `user` and return the API token for mobile clients."""
+    ensure_access(user)
+    login(request, user)
+    return token_issue(user=user)
+
+
+def user_logout(*, request: Request) -> None:
+    """End the session; when the caller authenticated with a token, revoke that token too."""
+    if isinstance(request.auth, Token):
+        request.auth.delete()
+    logout(request)
+
+
+def user_profile_update(
+    *, user: User, display_name: str | None = None, email: str | None = None
+) -> User:
+    """Change the fields given (None leaves a field as it is)."""
+    changed = []
+    if display_name is not None:
+        user.display_name = display_name
+        changed.append("display_name")
+    if email is not None:
+        user.email = User.objects.normalize_email(email)
+        changed.append("email")
+    if changed:
+        user.save(update_fields=changed)
+    return user
+
+
+def user_password_change(
+    *, user: User, old_password: str, new_password: str, request: Request | None = None
+) -> Token:
+    """Set a new password (already through the validators) after checking the old one.
+
+    The user's token is replaced, so other devices must log in again, and so are other browser
+    sessions (Django ties sessions to the password hash). The session of `request`, if it is
+    this user's, stays logged in."""
+    if not user.check_password(old_password):
+        raise WrongPassword()
+    with transaction.atomic():
+        user.set_password(new_password)
+        user.save(update_fields=["password"])
+        token_revoke(user=user)
+        token = Token.objects.create(user=user)
+    if request is not None and request.session.get(SESSION_KEY) == str(user.pk):
+        update_session_auth_hash(request, user)
+    return token

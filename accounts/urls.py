@@ -1,0 +1,16 @@
+"""Account API routes (under /api/v1/)."""
+
+from django.urls import path
+
+from accounts import apis
+
+app_name = "accounts"
+
+urlpatterns = [
+    path("auth/signup", apis.SignupApi.as_view(), name="signup"),
+    path("auth/login", apis.LoginApi.as_view(), name="login"),
+    path("auth/logout", apis.LogoutApi.as_view(), name="logout"),
+    path("auth/token", apis.TokenApi.as_view(), name="token"),
+    path("me", apis.MeApi.as_view(), name="me"),
+    path("me/password", apis.PasswordChangeApi.as_view(), name="password-change"),
+]
