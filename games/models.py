@@ -1,1 +1,191 @@
-"""Game models (Game, Seat, the append-only move log) arrive with the service layer."""
+"""Tables, seats and the append-only game log.
+
+A game's truth is its log (`GameEntry`, one row per accepted action, unique (game, seq)) replayed
+through the engine from the setup stored on `Game` (rules version, options, seats, secret seed).
+The other columns of `Game` are a summary for listing and scheduling, rewritten with each entry.
+Log rows are never updated or deleted: the model refuses, and database triggers refuse too.
+"""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.db import models
+
+from games.engine import Options, Setup
+
+
+class Clock(models.TextChoices):
+    """Per-turn time limits (K1), as board game sites offer them."""
+
+    NONE = "none", "No time limit"
+    RT_30S = "30s", "Real-time: 30 seconds per turn"
+    RT_1M = "1m", "Real-time: 1 minute per turn"
+    RT_3M = "3m", "Real-time: 3 minutes per turn"
+    TB_1H = "1h", "Turn-based: 1 hour per turn"
+    TB_12H = "12h", "Turn-based: 12 hours per turn"
+    TB_24H = "24h", "Turn-based: 24 hours per turn"
+    TB_72H = "72h", "Turn-based: 72 hours per turn"
+
+
+CLOCK_SECONDS = {
+    Clock.NONE: None,
+    Clock.RT_30S: 30,
+    Clock.RT_1M: 60,
+    Clock.RT_3M: 180,
+    Clock.TB_1H: 3600,
+    Clock.TB_12H: 12 * 3600,
+    Clock.TB_24H: 24 * 3600,
+    Clock.TB_72H: 72 * 3600,
+}
+
+
+class Game(models.Model):
+    class Status(models.TextChoices):
+        OPEN = "open"  # waiting for players
+        PLAYING = "playing"
+        FINISHED = "finished"
+        ABORTED = "aborted"
+        CANCELLED = "cancelled"  # by its creator, before it started
+
+    class Visibility(models.TextChoices):
+        PUBLIC = "public"
+        INVITE = "invite"
+
+    MOVEMENTS = [("normal", "normal"), ("fast", "fast"), ("faster", "faster")]
+
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="created_games"
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.OPEN)
+    visibility = models.CharField(
+        max_length=10, choices=Visibility.choices, default=Visibility.PUBLIC
+    )
+    invite_code = models.CharField(max_length=32, blank=True)
+
+    # the table's options (RULES.md "Options")
+    players = models.PositiveSmallIntegerField()
+    shift_change = models.BooleanField(default=False)
+    pickup_before_movement = models.BooleanField(default=False)
+    movement = models.CharField(max_length=10, choices=MOVEMENTS, default="normal")
+    clock = models.CharField(max_length=4, choices=Clock.choices, default=Clock.NONE)
+    deadline1_at = models.DateTimeField(null=True, blank=True)  # D4 wall-clock deadlines
+    deadline2_at = models.DateTimeField(null=True, blank=True)
+
+    # fixed when the game starts
+    rules_version = models.CharField(max_length=16, blank=True)
+    seed = models.CharField(max_length=40, blank=True)  # secret until the end (H1, H2)
+    seed_commitment = models.CharField(max_length=64, blank=True)
+    started_at = models.DateTimeField(null=True, blank=True)
+
+    # summary of the log, rewritten with each entry
+    version = models.PositiveIntegerField(default=0)  # seq of the last entry
+    active_seat = models.PositiveSmallIntegerField(null=True, blank=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+    result = models.JSONField(null=True, blank=True)
+
+    class Meta:
+        indexes = [models.Index(fields=["status", "visibility"])]
+        constraints = [
+            models.CheckConstraint(
+                condition=models.Q(players__gte=2, players__lte=8), name="game_players_2_to_8"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"Game {self.pk} ({self.status})"
+
+    @property
+    def options(self) -> Options:
+        return Options(
+            shift_change=self.shift_change,
+            pickup_before_movement=self.pickup_before_movement,
+            movement=self.movement,
+        )
+
+    @property
+    def setup(self) -> Setup:
+        return Setup(
+            options=self.options,
+            players=self.players,
+            seed=int(self.seed),
+            rules_version=self.rules_version,
+        )
+
+    @property
+    def turn_seconds(self) -> int | None:
+        return CLOCK_SECONDS[Clock(self.clock)]
+
+    @property
+    def over(self) -> bool:
+        return self.status in (self.Status.FINISHED, self.Status.ABORTED)
+
+
+class Seat(models.Model):
+    """A user at a table. `join_order` is the engine's player index; `seat` the play order,
+    drawn when the game starts (S3)."""
+
+    game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="seats")
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="seats"
+    )
+    join_order = models.PositiveSmallIntegerField()
+    seat = models.PositiveSmallIntegerField(null=True, blank=True)
+    joined_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["game", "join_order"]
+        constraints = [
+            models.UniqueConstraint(fields=["game", "user"], name="seat_one_per_user"),
+            models.UniqueConstraint(fields=["game", "join_order"], name="seat_unique_join_order"),
+            models.UniqueConstraint(fields=["game", "seat"], name="seat_unique_seat"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.user} at game {self.game_id}"
+
+
+class AppendOnlyError(Exception):
+    pass
+
+
+class GameEntry(models.Model):
+    """One accepted action and the notifications it caused. Seq 0 is the setup."""
+
+    game = models.ForeignKey(Game, on_delete=models.PROTECT, related_name="entries")
+    seq = models.PositiveIntegerField()
+    actor = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.PROTECT,
+        null=True,
+        blank=True,
+        related_name="game_entries",
+    )  # None: the server (setup, timeouts, moderators' actions are recorded with their user)
+    seat = models.PositiveSmallIntegerField(null=True, blank=True)
+    action = models.JSONField(null=True, blank=True)  # None for the setup entry
+    notifications = models.JSONField()
+    # NULL (not ""): server entries have no key, and NULLs never collide in the unique key
+    idempotency_key = models.CharField(max_length=64, null=True, blank=True)  # noqa: DJ001
+    response = models.JSONField(null=True, blank=True)  # what the actor was answered
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["game", "seq"]
+        constraints = [
+            models.UniqueConstraint(fields=["game", "seq"], name="entry_unique_seq"),
+            models.UniqueConstraint(
+                fields=["game", "actor", "idempotency_key"], name="entry_unique_idempotency_key"
+            ),
+        ]
+        verbose_name_plural = "game entries"
+
+    def __str__(self) -> str:
+        return f"game {self.game_id} #{self.seq}"
+
+    def save(self, *args, **kwargs):
+        if not self._state.adding:
+            raise AppendOnlyError("game log entries are never changed")
+        super().save(*args, **kwargs)
+
+    def delete(self, *args, **kwargs):
+        raise AppendOnlyError("game log entries are never deleted")

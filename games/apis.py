@@ -1,0 +1,223 @@
+"""The games API (/api/v1/): one thin view per operation; services write, selectors read."""
+
+from __future__ import annotations
+
+from drf_spectacular.utils import OpenApiResponse, extend_schema
+from rest_framework import status
+from rest_framework.pagination import LimitOffsetPagination
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from games import engine, selectors, services
+from games.serializers import (
+    ErrorSerializer,
+    GameDetailSerializer,
+    GamesQuerySerializer,
+    GameSummarySerializer,
+    LegalActionsSerializer,
+    LogPageSerializer,
+    LogQuerySerializer,
+    MoveResponseSerializer,
+    MoveSerializer,
+    TableCreateSerializer,
+    TableFilterSerializer,
+    TableJoinSerializer,
+)
+
+
+def errors(*codes: int) -> dict:
+    described = {
+        400: "malformed request: `invalid` with field `errors`, or an engine `malformed_action`",
+        401: "`not_authenticated` / `authentication_failed`",
+        403: "not allowed: `account_suspended`, `account_banned`, `not_a_player`, …",
+        404: "`game_not_found`",
+        409: "conflict: `stale_version` (with `current_version`), `table_not_open`, …",
+        422: "illegal by the rules: the engine's code and the RULES.md `clause`",
+    }
+    return {code: OpenApiResponse(ErrorSerializer, description=described[code]) for code in codes}
+
+
+def _valid(serializer_class, data) -> dict:
+    serializer = serializer_class(data=data)
+    serializer.is_valid(raise_exception=True)
+    return serializer.validated_data
+
+
+def _page(view: APIView, request, items):
+    paginator = LimitOffsetPagination()
+    page = paginator.paginate_queryset(items, request, view=view)
+    return paginator.get_paginated_response(
+        [selectors.game_summary(game, user=request.user) for game in page]
+    )
+
+
+class TableListCreateApi(APIView):
+    @extend_schema(
+        operation_id="tables_list",
+        parameters=[TableFilterSerializer],
+        responses={200: GameSummarySerializer(many=True), **errors(400, 401)},
+        summary="Open public tables, newest first, with filters",
+    )
+    def get(self, request):
+        filters = _valid(TableFilterSerializer, request.query_params)
+        return _page(self, request, selectors.tables_open(filters=filters))
+
+    @extend_schema(
+        operation_id="tables_create",
+        request=TableCreateSerializer,
+        responses={201: GameSummarySerializer, **errors(400, 401, 403)},
+        summary="Open a table (the creator takes the first place)",
+    )
+    def post(self, request):
+        data = _valid(TableCreateSerializer, request.data)
+        options = engine.Options(
+            shift_change=data["shift_change"],
+            pickup_before_movement=data["pickup_before_movement"],
+            movement=data["movement"],
+        )
+        game = services.table_create(
+            user=request.user,
+            players=data["players"],
+            options=options,
+            visibility=data["visibility"],
+            clock=data["clock"],
+            deadline1_at=data["deadline1_at"],
+            deadline2_at=data["deadline2_at"],
+        )
+        game = selectors.game_get_visible(game_id=game.pk, user=request.user)
+        return Response(selectors.game_summary(game, user=request.user), status=201)
+
+
+class TableJoinApi(APIView):
+    @extend_schema(
+        operation_id="tables_join",
+        request=TableJoinSerializer,
+        responses={200: GameSummarySerializer, **errors(400, 401, 403, 404, 409)},
+        summary="Take a place; the game starts when every place is taken",
+    )
+    def post(self, request, game_id: int):
+        data = _valid(TableJoinSerializer, request.data)
+        services.table_join(
+            game_id=game_id, user=request.user, invite_code=data.get("invite_code", "")
+        )
+        game = selectors.game_get_visible(game_id=game_id, user=request.user)
+        return Response(selectors.game_summary(game, user=request.user))
+
+
+class TableLeaveApi(APIView):
+    @extend_schema(
+        operation_id="tables_leave",
+        request=None,
+        responses={200: GameSummarySerializer, **errors(401, 404, 409)},
+        summary="Leave a table that has not started (its creator leaving cancels it)",
+    )
+    def post(self, request, game_id: int):
+        selectors.game_get_visible(game_id=game_id, user=request.user)
+        services.table_leave(game_id=game_id, user=request.user)
+        game = selectors.game_get_visible(game_id=game_id, user=request.user)
+        return Response(selectors.game_summary(game, user=request.user))
+
+
+class TableCancelApi(APIView):
+    @extend_schema(
+        operation_id="tables_cancel",
+        request=None,
+        responses={200: GameSummarySerializer, **errors(401, 403, 404, 409)},
+        summary="Cancel a table that has not started (creator only)",
+    )
+    def post(self, request, game_id: int):
+        selectors.game_get_visible(game_id=game_id, user=request.user)
+        services.table_cancel(game_id=game_id, user=request.user)
+        game = selectors.game_get_visible(game_id=game_id, user=request.user)
+        return Response(selectors.game_summary(game, user=request.user))
+
+
+class GameDetailApi(APIView):
+    @extend_schema(
+        operation_id="games_retrieve",
+        responses={200: GameDetailSerializer, **errors(401, 404)},
+        summary="A game and its view for you (as a player or a spectator)",
+    )
+    def get(self, request, game_id: int):
+        game = selectors.game_get_visible(game_id=game_id, user=request.user)
+        return Response(selectors.game_detail(game=game, user=request.user))
+
+
+class GameActionsApi(APIView):
+    @extend_schema(
+        operation_id="games_actions_list",
+        responses={200: LegalActionsSerializer, **errors(401, 404)},
+        summary="Your legal actions now (empty when it is not your turn)",
+    )
+    def get(self, request, game_id: int):
+        game = selectors.game_get_visible(game_id=game_id, user=request.user)
+        return Response(selectors.legal_actions(game=game, user=request.user))
+
+    @extend_schema(
+        operation_id="games_actions_submit",
+        request=MoveSerializer,
+        responses={
+            201: MoveResponseSerializer,
+            200: OpenApiResponse(MoveResponseSerializer, description="a retry: the first answer"),
+            **errors(400, 401, 403, 404, 409, 422),
+        },
+        summary="Submit an action against the version you saw",
+    )
+    def post(self, request, game_id: int):
+        data = _valid(MoveSerializer, request.data)
+        selectors.game_get_visible(game_id=game_id, user=request.user)
+        result = services.move_submit(
+            game_id=game_id,
+            user=request.user,
+            action=data["action"],
+            version=data["version"],
+            idempotency_key=data["idempotency_key"],
+        )
+        code = status.HTTP_200_OK if result.replayed else status.HTTP_201_CREATED
+        return Response(result.body, status=code)
+
+
+class GameLogApi(APIView):
+    @extend_schema(
+        operation_id="games_log",
+        parameters=[LogQuerySerializer],
+        responses={200: LogPageSerializer, **errors(400, 401, 404)},
+        summary="The log after seq `after`, in order (seq 0 is the setup)",
+    )
+    def get(self, request, game_id: int):
+        query = _valid(LogQuerySerializer, request.query_params)
+        game = selectors.game_get_visible(game_id=game_id, user=request.user)
+        after = query["after"] if "after" in request.query_params else -1
+        entries = list(selectors.log_since(game=game, after=after)[: query["limit"] + 1])
+        more = len(entries) > query["limit"]
+        entries = entries[: query["limit"]]
+        return Response(
+            {
+                "version": game.version,
+                "entries": [selectors.entry_public(entry) for entry in entries],
+                "next_after": entries[-1].seq if more else None,
+            }
+        )
+
+
+class MyGamesApi(APIView):
+    @extend_schema(
+        operation_id="me_games",
+        parameters=[GamesQuerySerializer],
+        responses={200: GameSummarySerializer(many=True), **errors(400, 401)},
+        summary="Your games, those waiting on you first",
+    )
+    def get(self, request):
+        query = _valid(GamesQuerySerializer, request.query_params)
+        games = selectors.games_of_user(user=request.user, status=query.get("status"))
+        return _page(self, request, games)
+
+
+class FinishedGamesApi(APIView):
+    @extend_schema(
+        operation_id="games_finished",
+        responses={200: GameSummarySerializer(many=True), **errors(401)},
+        summary="Finished games with their results and revealed seeds",
+    )
+    def get(self, request):
+        return _page(self, request, selectors.games_finished(user=request.user))

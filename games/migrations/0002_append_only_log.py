@@ -1,0 +1,16 @@
+from django.db import migrations
+
+from games import db_guards
+
+
+def install(apps, schema_editor):
+    db_guards.install(schema_editor.connection)
+
+
+def uninstall(apps, schema_editor):
+    db_guards.uninstall(schema_editor.connection)
+
+
+class Migration(migrations.Migration):
+    dependencies = [("games", "0001_game_seat_entry")]
+    operations = [migrations.RunPython(install, uninstall)]

@@ -1,0 +1,141 @@
+"""Shapes of the games API: request validation and documented responses (OpenAPI)."""
+
+from __future__ import annotations
+
+from rest_framework import serializers
+
+from games.engine.options import MAX_PLAYERS, MIN_PLAYERS, MOVEMENTS
+from games.models import Clock, Game
+
+MAX_INT = 2**31 - 1
+
+
+class ErrorSerializer(serializers.Serializer):
+    """Every error: a stable `code` to switch on and a `message` for people."""
+
+    code = serializers.CharField()
+    message = serializers.CharField()
+    errors = serializers.DictField(required=False, help_text="field → problem (400 only)")
+    clause = serializers.CharField(required=False, help_text="RULES.md clause an action breaks")
+    current_version = serializers.IntegerField(required=False, help_text="with stale_version")
+
+
+# ---------------------------------------------------------------------------------- requests
+
+
+class TableCreateSerializer(serializers.Serializer):
+    players = serializers.IntegerField(min_value=MIN_PLAYERS, max_value=MAX_PLAYERS)
+    shift_change = serializers.BooleanField(default=False)
+    pickup_before_movement = serializers.BooleanField(default=False)
+    movement = serializers.ChoiceField(choices=MOVEMENTS, default="normal")
+    visibility = serializers.ChoiceField(
+        choices=Game.Visibility.choices, default=Game.Visibility.PUBLIC
+    )
+    clock = serializers.ChoiceField(choices=Clock.choices, default=Clock.NONE)
+    deadline1_at = serializers.DateTimeField(required=False, allow_null=True, default=None)
+    deadline2_at = serializers.DateTimeField(required=False, allow_null=True, default=None)
+
+
+class TableJoinSerializer(serializers.Serializer):
+    invite_code = serializers.CharField(required=False, allow_blank=True, max_length=64)
+
+
+class TableFilterSerializer(serializers.Serializer):
+    players = serializers.IntegerField(required=False, min_value=MIN_PLAYERS, max_value=MAX_PLAYERS)
+    movement = serializers.ChoiceField(choices=MOVEMENTS, required=False)
+    shift_change = serializers.BooleanField(required=False, allow_null=True, default=None)
+    pickup_before_movement = serializers.BooleanField(required=False, allow_null=True, default=None)
+    clock = serializers.ChoiceField(choices=Clock.choices, required=False)
+
+
+class MoveSerializer(serializers.Serializer):
+    action = serializers.DictField(
+        help_text='An action as `legal_actions` lists it, e.g. {"type": "step", "to": "9H"}; '
+        "`seat` may be left out."
+    )
+    version = serializers.IntegerField(
+        min_value=0, max_value=MAX_INT, help_text="The game version the client saw."
+    )
+    idempotency_key = serializers.RegexField(
+        r"^[A-Za-z0-9_.:-]{1,64}$",
+        help_text="Unique per move; a retry with the same key gets the first answer.",
+    )
+
+
+class LogQuerySerializer(serializers.Serializer):
+    after = serializers.IntegerField(min_value=0, max_value=MAX_INT, default=0)
+    limit = serializers.IntegerField(min_value=1, max_value=500, default=100)
+
+
+class GamesQuerySerializer(serializers.Serializer):
+    status = serializers.ChoiceField(choices=Game.Status.choices, required=False)
+
+
+# ---------------------------------------------------------------------------------- responses
+
+
+class SeatSerializer(serializers.Serializer):
+    seat = serializers.IntegerField(allow_null=True, help_text="play order; null until start")
+    join_order = serializers.IntegerField()
+    user = serializers.DictField()
+
+
+class GameSummarySerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    status = serializers.ChoiceField(choices=Game.Status.choices)
+    visibility = serializers.ChoiceField(choices=Game.Visibility.choices)
+    players = serializers.IntegerField()
+    options = serializers.DictField()
+    clock = serializers.ChoiceField(choices=Clock.choices)
+    turn_seconds = serializers.IntegerField(allow_null=True)
+    deadline1_at = serializers.DateTimeField(allow_null=True)
+    deadline2_at = serializers.DateTimeField(allow_null=True)
+    created_by = serializers.IntegerField()
+    created_at = serializers.DateTimeField()
+    started_at = serializers.DateTimeField(allow_null=True)
+    finished_at = serializers.DateTimeField(allow_null=True)
+    version = serializers.IntegerField()
+    active_seat = serializers.IntegerField(allow_null=True)
+    seats = SeatSerializer(many=True)
+    rules_version = serializers.CharField(allow_null=True)
+    seed_commitment = serializers.CharField(allow_null=True, help_text="H2: sha256 of the seed")
+    seed = serializers.CharField(required=False, help_text="revealed once the game is over")
+    result = serializers.DictField(allow_null=True)
+    your_seat = serializers.IntegerField(allow_null=True, required=False)
+    your_turn = serializers.BooleanField(required=False)
+    invite_code = serializers.CharField(required=False, help_text="to the creator only")
+
+
+class GameDetailSerializer(GameSummarySerializer):
+    view = serializers.DictField(
+        allow_null=True, help_text="engine player view (pile as a count only)"
+    )
+
+
+class MoveResponseSerializer(serializers.Serializer):
+    seq = serializers.IntegerField()
+    version = serializers.IntegerField()
+    notifications = serializers.ListField(child=serializers.DictField())
+    view = serializers.DictField()
+
+
+class LegalActionsSerializer(serializers.Serializer):
+    version = serializers.IntegerField()
+    seat = serializers.IntegerField(allow_null=True)
+    actions = serializers.ListField(child=serializers.DictField())
+
+
+class EntrySerializer(serializers.Serializer):
+    seq = serializers.IntegerField()
+    actor = serializers.DictField()
+    action = serializers.DictField(allow_null=True)
+    notifications = serializers.ListField(child=serializers.DictField())
+    created_at = serializers.DateTimeField()
+
+
+class LogPageSerializer(serializers.Serializer):
+    version = serializers.IntegerField()
+    entries = EntrySerializer(many=True)
+    next_after = serializers.IntegerField(
+        allow_null=True, help_text="pass as `after` for the next page; null at the end"
+    )

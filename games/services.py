@@ -1,0 +1,245 @@
+"""The write paths of games: tables (create, join, leave, cancel, start) and the log (moves).
+
+Each service runs in one transaction, locks the game row it changes, and schedules side effects
+(cache, push, deadlines) with `transaction.on_commit`, so nothing is announced that did not
+happen. Refusals are `taxi_project.api_errors` classes with stable codes; engine refusals are
+`games.engine.EngineError`s, mapped to HTTP by the same exception handler.
+"""
+
+from __future__ import annotations
+
+import secrets
+from dataclasses import dataclass
+from datetime import datetime
+
+from django.db import IntegrityError, transaction
+from django.utils import timezone
+
+from games import engine, state
+from games.models import Clock, Game, GameEntry, Seat
+from games.selectors import entry_response
+from taxi_project.api_errors import ApiError, Conflict, Forbidden, NotFound
+
+# ---------------------------------------------------------------------------------- tables
+
+
+def table_create(
+    *,
+    user,
+    players: int,
+    options: engine.Options,
+    visibility: str = Game.Visibility.PUBLIC,
+    clock: str = Clock.NONE,
+    deadline1_at: datetime | None = None,
+    deadline2_at: datetime | None = None,
+) -> Game:
+    """Open a table; its creator takes the first place at it."""
+    engine.options.check_players(options, players)
+    now = timezone.now()
+    for name, when in (("deadline1_at", deadline1_at), ("deadline2_at", deadline2_at)):
+        if when is not None and when <= now:
+            raise ApiError(f"{name} must be in the future", code="invalid_deadlines")
+    if deadline1_at and deadline2_at and deadline2_at < deadline1_at:
+        raise ApiError("the 2nd deadline cannot come before the 1st", code="invalid_deadlines")
+    with transaction.atomic():
+        game = Game.objects.create(
+            created_by=user,
+            players=players,
+            shift_change=options.shift_change,
+            pickup_before_movement=options.pickup_before_movement,
+            movement=options.movement,
+            visibility=visibility,
+            invite_code=secrets.token_urlsafe(12) if visibility == Game.Visibility.INVITE else "",
+            clock=clock,
+            deadline1_at=deadline1_at,
+            deadline2_at=deadline2_at,
+        )
+        Seat.objects.create(game=game, user=user, join_order=0)
+    return game
+
+
+def _locked_game(game_id: int) -> Game:
+    try:
+        return Game.objects.select_for_update().get(pk=game_id)
+    except Game.DoesNotExist:
+        raise NotFound("No such game.", code="game_not_found") from None
+
+
+def _open_table(game: Game) -> None:
+    if game.status != Game.Status.OPEN:
+        raise Conflict("This table is no longer open.", code="table_not_open")
+
+
+def table_join(*, game_id: int, user, invite_code: str = "") -> Game:
+    """Take a place at an open table; the game starts when the last place is taken."""
+    with transaction.atomic():
+        game = _locked_game(game_id)
+        if game.visibility == Game.Visibility.INVITE and not secrets.compare_digest(
+            invite_code or "", game.invite_code
+        ):
+            raise Forbidden("This table is by invitation only.", code="invite_required")
+        _open_table(game)
+        seated = list(game.seats.all())
+        if any(seat.user_id == user.pk for seat in seated):
+            raise Conflict("You already sit at this table.", code="already_seated")
+        Seat.objects.create(game=game, user=user, join_order=len(seated))
+        if len(seated) + 1 == game.players:
+            _game_start(game)
+    return game
+
+
+def table_leave(*, game_id: int, user) -> Game:
+    """Leave an open table. When its creator leaves, the table is cancelled."""
+    with transaction.atomic():
+        game = _locked_game(game_id)
+        _open_table(game)
+        seats = list(game.seats.all())
+        mine = next((seat for seat in seats if seat.user_id == user.pk), None)
+        if mine is None:
+            raise Conflict("You do not sit at this table.", code="not_seated")
+        if game.created_by_id == user.pk:
+            game.status = Game.Status.CANCELLED
+            game.save(update_fields=["status"])
+            return game
+        mine.delete()
+        for seat in seats:  # keep join orders 0..n-1: they are the engine's player indexes
+            if seat.join_order > mine.join_order:
+                Seat.objects.filter(pk=seat.pk).update(join_order=seat.join_order - 1)
+    return game
+
+
+def table_cancel(*, game_id: int, user) -> Game:
+    with transaction.atomic():
+        game = _locked_game(game_id)
+        if game.created_by_id != user.pk:
+            raise Forbidden("Only the table's creator can cancel it.", code="not_creator")
+        _open_table(game)
+        game.status = Game.Status.CANCELLED
+        game.save(update_fields=["status"])
+    return game
+
+
+def _game_start(game: Game) -> None:
+    """Seed (S2, 128 secret bits), set up through the engine, log seq 0, assign seats (S3)."""
+    seed = secrets.randbits(128)
+    setup = engine.Setup(options=game.options, players=game.players, seed=seed)
+    started, notifications = engine.start(setup)
+    by_join_order = {seat.join_order: seat for seat in game.seats.all()}
+    for seat_number, join_order in enumerate(started.seat_players):
+        Seat.objects.filter(pk=by_join_order[join_order].pk).update(seat=seat_number)
+    game.status = Game.Status.PLAYING
+    game.rules_version = setup.rules_version
+    game.seed = str(seed)
+    game.seed_commitment = engine.seed_commitment(seed)
+    game.started_at = timezone.now()
+    GameEntry.objects.create(game=game, seq=0, action=None, notifications=notifications)
+    _summarise(game, started, version=0)
+    game.save()
+    transaction.on_commit(lambda: state.remember(game.pk, 0, started))
+
+
+def _summarise(game: Game, current: engine.Game, *, version: int) -> None:
+    game.version = version
+    game.active_seat = current.current_player()
+    if current.over:
+        game.status = Game.Status.ABORTED if current.aborted else Game.Status.FINISHED
+        game.finished_at = timezone.now()
+        game.result = current.result
+
+
+# ---------------------------------------------------------------------------------- moves
+
+
+@dataclass(frozen=True)
+class MoveResult:
+    body: dict  # what the API answers: seq, version, notifications, view
+    replayed: bool  # True: an earlier request with this idempotency key already made the move
+
+
+def move_submit(
+    *, game_id: int, user, action: dict, version: int, idempotency_key: str
+) -> MoveResult:
+    """A player's action against the version they saw. Exactly once per idempotency key."""
+    with transaction.atomic():
+        game = _locked_game(game_id)
+        seat = Seat.objects.filter(game=game, user=user).first()
+        if seat is None:
+            raise Forbidden("You do not play in this game.", code="not_a_player")
+        earlier = GameEntry.objects.filter(
+            game=game, actor=user, idempotency_key=idempotency_key
+        ).first()
+        if earlier is not None:
+            if earlier.action != _with_seat(action, seat.seat):
+                raise Conflict(
+                    "This idempotency key was used for another action.",
+                    code="idempotency_key_reused",
+                )
+            return MoveResult(body=earlier.response, replayed=True)
+        if game.status == Game.Status.OPEN or game.status == Game.Status.CANCELLED:
+            raise Conflict("The game has not started.", code="game_not_started")
+        if version != game.version:
+            raise Conflict(
+                f"The game is at version {game.version}, not {version}.",
+                code="stale_version",
+                current_version=game.version,
+            )
+        decoded = _player_action(action, seat.seat)
+        current = state.state_for(game)
+        notifications = current.apply(decoded)  # EngineError: nothing is written
+        entry = _append(
+            game,
+            current,
+            decoded,
+            notifications,
+            actor=user,
+            seat=seat.seat,
+            idempotency_key=idempotency_key,
+        )
+    return MoveResult(body=entry.response, replayed=False)
+
+
+def _with_seat(action: dict, seat: int) -> dict:
+    return {**action, "seat": seat} if isinstance(action, dict) and "seat" not in action else action
+
+
+def _player_action(action: dict, seat: int) -> engine.Action:
+    """The client's action, on behalf of its own seat: the seat may be left out."""
+    if isinstance(action, dict) and action.get("type") in engine.SERVER_ACTIONS - {"resign"}:
+        raise Forbidden("Only the server can take this action.", code="server_action")
+    decoded = engine.decode_action(_with_seat(action, seat))
+    if decoded.seat != seat:
+        raise Forbidden("You can only act for your own seat.", code="not_your_seat")
+    return decoded
+
+
+def _append(
+    game: Game,
+    current: engine.Game,
+    action: engine.Action,
+    notifications: list[dict],
+    *,
+    actor=None,
+    seat: int | None = None,
+    idempotency_key: str | None = None,
+) -> GameEntry:
+    """Append the entry for an action already applied to `current`; update the summary."""
+    seq = game.version + 1
+    _summarise(game, current, version=seq)
+    entry = GameEntry(
+        game=game,
+        seq=seq,
+        actor=actor,
+        seat=seat,
+        action=engine.encode_action(action),
+        notifications=notifications,
+        idempotency_key=idempotency_key,
+    )
+    entry.response = entry_response(game, current, entry, seat)
+    try:
+        with transaction.atomic():  # a savepoint: a lost race surfaces as a conflict
+            entry.save()
+    except IntegrityError:
+        raise Conflict("Another action was accepted first.", code="stale_version") from None
+    game.save(update_fields=["version", "active_seat", "status", "finished_at", "result"])
+    transaction.on_commit(lambda: state.remember(game.pk, seq, current))
+    return entry

@@ -1,0 +1,17 @@
+"""Game API routes (under /api/v1/)."""
+
+from django.urls import path
+
+from games import apis
+
+urlpatterns = [
+    path("tables", apis.TableListCreateApi.as_view(), name="tables"),
+    path("tables/<int:game_id>/join", apis.TableJoinApi.as_view(), name="table-join"),
+    path("tables/<int:game_id>/leave", apis.TableLeaveApi.as_view(), name="table-leave"),
+    path("tables/<int:game_id>/cancel", apis.TableCancelApi.as_view(), name="table-cancel"),
+    path("games/finished", apis.FinishedGamesApi.as_view(), name="games-finished"),
+    path("games/<int:game_id>", apis.GameDetailApi.as_view(), name="game"),
+    path("games/<int:game_id>/actions", apis.GameActionsApi.as_view(), name="game-actions"),
+    path("games/<int:game_id>/log", apis.GameLogApi.as_view(), name="game-log"),
+    path("me/games", apis.MyGamesApi.as_view(), name="my-games"),
+]

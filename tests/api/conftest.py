@@ -1,0 +1,76 @@
+"""Fixtures for API tests: users with real tokens, and games played through the API."""
+
+from __future__ import annotations
+
+import itertools
+import uuid
+
+import pytest
+from rest_framework.authtoken.models import Token
+from rest_framework.test import APIClient
+
+from accounts.models import User
+from games import engine, state
+from games.models import Game
+
+_names = itertools.count()
+
+
+@pytest.fixture(autouse=True)
+def _fresh_state_cache():
+    state.forget_all()  # test databases are rolled back; cached states must not outlive them
+    yield
+    state.forget_all()
+
+
+class Player:
+    """A user and an API client authenticated with the user's token."""
+
+    def __init__(self, name: str | None = None):
+        name = name or f"player{next(_names)}"
+        self.user = User.objects.create_user(username=name, password="pw-" + name * 2)
+        self.client = APIClient()
+        self.client.credentials(HTTP_AUTHORIZATION=f"Token {Token.objects.create(user=self.user)}")
+
+    def get(self, url, **params):
+        return self.client.get(url, params)
+
+    def post(self, url, data=None):
+        return self.client.post(url, data or {}, format="json")
+
+    def move(self, game_id: int, action: dict, version: int, key: str | None = None):
+        return self.post(
+            f"/api/v1/games/{game_id}/actions",
+            {"action": action, "version": version, "idempotency_key": key or uuid.uuid4().hex},
+        )
+
+
+@pytest.fixture
+def make_player(db):
+    return Player
+
+
+def start_game(players: list[Player], **options) -> int:
+    """Create a table with the first player, join the others; the game starts."""
+    body = {"players": len(players), **options}
+    created = players[0].post("/api/v1/tables", body)
+    assert created.status_code == 201, created.json()
+    game_id = created.json()["id"]
+    for player in players[1:]:
+        joined = player.post(f"/api/v1/tables/{game_id}/join")
+        assert joined.status_code == 200, joined.json()
+    return game_id
+
+
+def seat_players(game_id: int, players: list[Player]) -> dict[int, Player]:
+    detail = players[0].get(f"/api/v1/games/{game_id}").json()
+    by_id = {p.user.pk: p for p in players}
+    return {s["seat"]: by_id[s["user"]["id"]] for s in detail["seats"]}
+
+
+def autopilot_choice(game_id: int) -> dict:
+    """The move a sensible player would make now (chosen with the autopilot; sent over HTTP)."""
+    action = engine.autopilot_action(state.state_for(Game.objects.get(pk=game_id)))
+    data = engine.encode_action(action)
+    del data["seat"]
+    return data

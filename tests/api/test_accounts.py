@@ -1,0 +1,550 @@
+"""The accounts API end to end: sign-up, log in / out, tokens, profile, password, moderation.
+
+Every error is checked for the shared shape: a stable `code` and a human `message`.
+"""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+import pytest
+from django.core.cache import cache
+from django.utils import timezone
+from rest_framework.authtoken.models import Token
+from rest_framework.test import APIClient
+
+from accounts.authentication import access_refusal
+from accounts.models import User
+from accounts.throttles import AUTH_SCOPE, AuthRateThrottle
+
+SIGNUP = "/api/v1/auth/signup"
+LOGIN = "/api/v1/auth/login"
+LOGOUT = "/api/v1/auth/logout"
+TOKEN = "/api/v1/auth/token"
+ME = "/api/v1/me"
+PASSWORD = "/api/v1/me/password"
+
+PASSWORD_OK = "correct horse battery staple"
+NEW_PASSWORD = "a quieter horse, 42 hooves"
+
+
+@pytest.fixture(autouse=True)
+def _fast_password_hashing(settings):
+    # These tests hash hundreds of passwords; the production hasher is slow on purpose.
+    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+
+
+@pytest.fixture(autouse=True)
+def _no_rate_limit(settings):
+    # Every test client comes from 127.0.0.1, so the per-address limit would carry over from
+    # test to test; it is switched on, from fresh addresses, by the test that is about it.
+    settings.REST_FRAMEWORK = {**settings.REST_FRAMEWORK, "DEFAULT_THROTTLE_RATES": {"auth": None}}
+
+
+@pytest.fixture
+def anon() -> APIClient:
+    return APIClient()
+
+
+@pytest.fixture
+def ana(db) -> User:
+    return User.objects.create_user(username="ana", password=PASSWORD_OK, display_name="Ana")
+
+
+def post(client: APIClient, url: str, data: dict | None = None):
+    return client.post(url, data or {}, format="json")
+
+
+def token_client(key: str) -> APIClient:
+    client = APIClient()
+    client.credentials(HTTP_AUTHORIZATION=f"Token {key}")
+    return client
+
+
+def session_client(username: str = "ana", password: str = PASSWORD_OK) -> APIClient:
+    client = APIClient()
+    response = post(client, LOGIN, {"username": username, "password": password})
+    assert response.status_code == 200, response.json()
+    return client
+
+
+def assert_error(response, status: int | tuple[int, ...], code: str) -> dict:
+    statuses = status if isinstance(status, tuple) else (status,)
+    body = response.json()
+    assert response.status_code in statuses, body
+    assert body["code"] == code, body
+    assert isinstance(body["message"], str) and body["message"], body
+    return body
+
+
+def field_errors(response, status: int = 400) -> dict:
+    return assert_error(response, status, "invalid")["errors"]
+
+
+def suspend(user: User, *, for_: timedelta) -> None:
+    user.suspended_until = timezone.now() + for_
+    user.save(update_fields=["suspended_until"])
+
+
+def ban(user: User) -> None:
+    user.banned_at = timezone.now()
+    user.moderation_reason = "cheating"
+    user.save(update_fields=["banned_at", "moderation_reason"])
+
+
+# ---------------------------------------------------------------------------------- sign-up
+
+
+def test_signup_returns_the_profile_and_a_token_that_works(anon, db):
+    response = post(
+        anon,
+        SIGNUP,
+        {"username": "ben", "password": PASSWORD_OK, "display_name": " Ben ", "email": "b@x.io"},
+    )
+
+    assert response.status_code == 201, response.json()
+    body = response.json()
+    assert set(body) == {"user", "token"}
+    assert body["user"]["username"] == "ben"
+    assert body["user"]["display_name"] == "Ben"
+    assert body["user"]["email"] == "b@x.io"
+    assert set(body["user"]) == {"id", "username", "display_name", "email", "date_joined"}
+    me = token_client(body["token"]).get(ME)
+    assert me.status_code == 200
+    assert me.json() == body["user"]
+    assert User.objects.get(username="ben").check_password(PASSWORD_OK)
+
+
+def test_signup_display_name_defaults_to_the_username(anon, db):
+    body = post(anon, SIGNUP, {"username": "cy", "password": PASSWORD_OK}).json()
+
+    assert body["user"]["display_name"] == "cy"
+    assert body["user"]["email"] == ""
+
+
+@pytest.mark.parametrize(
+    "password",
+    ["short", "12345678901", "password123", "dorothea1"],
+    ids=["too-short", "numeric", "common", "like-the-username"],
+)
+def test_signup_applies_the_password_validators(anon, db, password):
+    response = post(anon, SIGNUP, {"username": "dorothea", "password": password})
+
+    errors = field_errors(response)
+    assert list(errors) == ["password"] and errors["password"]
+    assert not User.objects.filter(username="dorothea").exists()
+
+
+def test_signup_field_errors(anon, db):
+    response = post(anon, SIGNUP, {"username": "no spaces!", "email": "not-an-email"})
+
+    assert set(field_errors(response)) == {"username", "password", "email"}
+
+
+@pytest.mark.parametrize("username", ["ana", "ANA", "Ana"])
+def test_signup_with_a_taken_username_is_a_conflict(anon, ana, username):
+    response = post(anon, SIGNUP, {"username": username, "password": PASSWORD_OK})
+
+    assert_error(response, 409, "username_taken")
+    assert User.objects.filter(username__iexact="ana").count() == 1
+
+
+# ---------------------------------------------------------------------------------- log in / out
+
+
+def test_login_starts_a_session_and_returns_the_token(anon, ana):
+    response = post(anon, LOGIN, {"username": "ana", "password": PASSWORD_OK})
+
+    assert response.status_code == 200
+    body = response.json()
+    assert body["user"]["username"] == "ana"
+    assert body["token"] == Token.objects.get(user=ana).key
+    # The same client, with no token: the session cookie authenticates it.
+    assert anon.get(ME).json()["username"] == "ana"
+    assert token_client(body["token"]).get(ME).status_code == 200
+
+
+def test_login_needs_no_csrf_token_but_the_session_then_does(ana):
+    browser = APIClient(enforce_csrf_checks=True)
+
+    response = post(browser, LOGIN, {"username": "ana", "password": PASSWORD_OK})
+
+    assert response.status_code == 200
+    assert browser.get(ME).status_code == 200
+    assert_error(browser.patch(ME, {"display_name": "X"}, format="json"), 403, "permission_denied")
+
+
+def test_logging_in_twice_returns_the_same_token(ana):
+    first = post(APIClient(), LOGIN, {"username": "ana", "password": PASSWORD_OK}).json()
+    second = post(APIClient(), LOGIN, {"username": "ana", "password": PASSWORD_OK}).json()
+
+    assert first["token"] == second["token"]
+
+
+@pytest.mark.parametrize("url", [LOGIN, TOKEN])
+def test_wrong_credentials_are_told_apart_by_nothing(anon, ana, url):
+    unknown = post(anon, url, {"username": "nobody", "password": PASSWORD_OK})
+    wrong = post(anon, url, {"username": "ana", "password": "not the password"})
+
+    assert_error(unknown, 400, "invalid_credentials")
+    assert_error(wrong, 400, "invalid_credentials")
+    assert unknown.json() == wrong.json()
+    assert anon.get(ME).status_code in (401, 403)
+
+
+def test_login_with_missing_fields_is_a_field_error(anon, db):
+    assert set(field_errors(post(anon, LOGIN, {}))) == {"username", "password"}
+
+
+def test_an_inactive_user_cannot_log_in(anon, ana):
+    ana.is_active = False
+    ana.save(update_fields=["is_active"])
+
+    assert_error(
+        post(anon, LOGIN, {"username": "ana", "password": PASSWORD_OK}), 400, "invalid_credentials"
+    )
+
+
+def test_logout_ends_the_session(ana):
+    browser = session_client()
+
+    response = post(browser, LOGOUT)
+
+    assert response.status_code == 204
+    assert_error(browser.get(ME), (401, 403), "not_authenticated")
+    assert Token.objects.filter(user=ana).exists()  # a browser logout leaves the token alone
+
+
+def test_logout_with_a_token_revokes_it(anon, ana):
+    key = post(anon, TOKEN, {"username": "ana", "password": PASSWORD_OK}).json()["token"]
+    mobile = token_client(key)
+
+    assert post(mobile, LOGOUT).status_code == 204
+
+    assert not Token.objects.filter(key=key).exists()
+    assert_error(mobile.get(ME), 401, "authentication_failed")
+
+
+def test_logout_when_not_logged_in_is_not_an_error(anon, db):
+    assert post(anon, LOGOUT).status_code == 204
+
+
+# ---------------------------------------------------------------------------------- tokens
+
+
+def test_token_issue_returns_the_token_without_a_session(anon, ana):
+    response = post(anon, TOKEN, {"username": "ana", "password": PASSWORD_OK})
+
+    assert response.status_code == 200
+    assert response.json() == {"token": Token.objects.get(user=ana).key}
+    assert_error(anon.get(ME), (401, 403), "not_authenticated")
+    assert token_client(response.json()["token"]).get(ME).status_code == 200
+
+
+def test_token_revoke(anon, ana):
+    key = post(anon, TOKEN, {"username": "ana", "password": PASSWORD_OK}).json()["token"]
+    mobile = token_client(key)
+
+    assert mobile.delete(TOKEN).status_code == 204
+
+    assert not Token.objects.filter(user=ana).exists()
+    assert_error(mobile.get(ME), 401, "authentication_failed")
+    fresh = post(anon, TOKEN, {"username": "ana", "password": PASSWORD_OK}).json()["token"]
+    assert fresh != key
+    assert token_client(fresh).get(ME).status_code == 200
+
+
+def test_token_revoke_needs_authentication(anon, db):
+    assert_error(anon.delete(TOKEN), (401, 403), "not_authenticated")
+
+
+def test_a_made_up_token_is_refused(db):
+    assert_error(token_client("f" * 40).get(ME), 401, "authentication_failed")
+
+
+# ---------------------------------------------------------------------------------- profile
+
+
+def test_me_needs_authentication(anon, db):
+    response = anon.get(ME)
+
+    assert_error(response, (401, 403), "not_authenticated")
+    assert response.status_code == 401 and response["WWW-Authenticate"] == "Token"
+
+
+def test_me_returns_the_profile(ana):
+    body = token_client(Token.objects.create(user=ana).key).get(ME).json()
+
+    assert body == {
+        "id": ana.pk,
+        "username": "ana",
+        "display_name": "Ana",
+        "email": "",
+        "date_joined": body["date_joined"],
+    }
+    assert body["date_joined"].endswith("Z")
+
+
+def test_profile_edit_strips_and_saves(ana):
+    client = token_client(Token.objects.create(user=ana).key)
+
+    response = client.patch(
+        ME, {"display_name": "  Ana the Driver  ", "email": "ana@EXAMPLE.org"}, format="json"
+    )
+
+    assert response.status_code == 200
+    assert response.json()["display_name"] == "Ana the Driver"
+    assert response.json()["email"] == "ana@example.org"
+    ana.refresh_from_db()
+    assert (ana.display_name, ana.email) == ("Ana the Driver", "ana@example.org")
+    assert client.get(ME).json() == response.json()
+
+
+def test_profile_edit_changes_only_the_fields_sent(ana):
+    client = token_client(Token.objects.create(user=ana).key)
+
+    assert client.patch(ME, {"email": "a@b.io"}, format="json").json()["display_name"] == "Ana"
+    assert client.patch(ME, {}, format="json").json()["email"] == "a@b.io"
+
+
+@pytest.mark.parametrize(
+    "display_name",
+    ["", "   ", "x" * 51, "bell\x07", "two\nlines", "tab\there", "evil\u202eeman", None],
+    ids=["empty", "blank", "too-long", "control", "newline", "tab", "bidi-override", "null"],
+)
+def test_profile_edit_refuses_bad_display_names(ana, display_name):
+    client = token_client(Token.objects.create(user=ana).key)
+
+    response = client.patch(ME, {"display_name": display_name}, format="json")
+
+    assert list(field_errors(response)) == ["display_name"]
+    ana.refresh_from_db()
+    assert ana.display_name == "Ana"
+
+
+@pytest.mark.parametrize("display_name", ["x" * 50, "Zoë 🚕", "  padded" + " " * 60, "李小龍"])
+def test_profile_edit_accepts_good_display_names(ana, display_name):
+    client = token_client(Token.objects.create(user=ana).key)
+
+    response = client.patch(ME, {"display_name": display_name}, format="json")
+
+    assert response.status_code == 200, response.json()
+    assert response.json()["display_name"] == display_name.strip()
+
+
+def test_profile_edit_refuses_a_bad_email(ana):
+    client = token_client(Token.objects.create(user=ana).key)
+
+    assert list(field_errors(client.patch(ME, {"email": "nope"}, format="json"))) == ["email"]
+
+
+# ---------------------------------------------------------------------------------- password
+
+
+def test_password_change_with_the_wrong_old_password(ana):
+    client = token_client(Token.objects.create(user=ana).key)
+
+    response = post(client, PASSWORD, {"old_password": "guess", "new_password": NEW_PASSWORD})
+
+    assert_error(response, 400, "wrong_password")
+    ana.refresh_from_db()
+    assert ana.check_password(PASSWORD_OK)
+
+
+@pytest.mark.parametrize("new_password", ["short", "qwertyuiop", "123456789012"])
+def test_password_change_applies_the_validators(ana, new_password):
+    client = token_client(Token.objects.create(user=ana).key)
+
+    response = post(client, PASSWORD, {"old_password": PASSWORD_OK, "new_password": new_password})
+
+    assert list(field_errors(response)) == ["new_password"]
+    ana.refresh_from_db()
+    assert ana.check_password(PASSWORD_OK)
+
+
+def test_password_change_replaces_the_token(anon, ana):
+    old_key = Token.objects.create(user=ana).key
+    client = token_client(old_key)
+
+    response = post(client, PASSWORD, {"old_password": PASSWORD_OK, "new_password": NEW_PASSWORD})
+
+    assert response.status_code == 200
+    new_key = response.json()["token"]
+    assert new_key != old_key
+    assert_error(client.get(ME), 401, "authentication_failed")
+    assert token_client(new_key).get(ME).status_code == 200
+    assert_error(
+        post(anon, LOGIN, {"username": "ana", "password": PASSWORD_OK}), 400, "invalid_credentials"
+    )
+    assert post(anon, LOGIN, {"username": "ana", "password": NEW_PASSWORD}).status_code == 200
+
+
+def test_password_change_keeps_this_session_and_ends_the_others(ana):
+    browser, other_browser = session_client(), session_client()
+
+    response = post(browser, PASSWORD, {"old_password": PASSWORD_OK, "new_password": NEW_PASSWORD})
+
+    assert response.status_code == 200
+    assert browser.get(ME).status_code == 200
+    assert_error(other_browser.get(ME), (401, 403), "not_authenticated")
+
+
+# ---------------------------------------------------------------------------------- moderation
+
+
+def test_suspended_user_is_refused_at_login_and_token_issue(anon, ana):
+    suspend(ana, for_=timedelta(days=2))
+
+    for url in (LOGIN, TOKEN):
+        body = assert_error(
+            post(anon, url, {"username": "ana", "password": PASSWORD_OK}), 403, "account_suspended"
+        )
+        assert body["until"] == ana.suspended_until.isoformat().replace("+00:00", "Z")
+    assert_error(anon.get(ME), (401, 403), "not_authenticated")  # no session was started
+
+
+def test_suspended_user_is_refused_with_a_token(ana):
+    client = token_client(Token.objects.create(user=ana).key)
+    suspend(ana, for_=timedelta(hours=1))
+
+    body = assert_error(client.get(ME), 403, "account_suspended")
+
+    assert "until" in body
+    assert_error(client.patch(ME, {"display_name": "Sneaky"}, format="json"), 403, body["code"])
+
+
+def test_suspended_user_is_refused_with_a_session(ana):
+    browser = session_client()
+    suspend(ana, for_=timedelta(hours=1))
+
+    assert_error(browser.get(ME), 403, "account_suspended")
+
+
+def test_a_past_suspension_no_longer_refuses(anon, ana):
+    client = token_client(Token.objects.create(user=ana).key)
+    suspend(ana, for_=-timedelta(seconds=1))
+
+    assert client.get(ME).status_code == 200
+    assert post(anon, LOGIN, {"username": "ana", "password": PASSWORD_OK}).status_code == 200
+
+
+def test_banned_user_is_refused(anon, ana):
+    client = token_client(Token.objects.create(user=ana).key)
+    browser = session_client()
+    ban(ana)
+
+    body = assert_error(
+        post(anon, LOGIN, {"username": "ana", "password": PASSWORD_OK}), 403, "account_banned"
+    )
+    assert "until" not in body and "cheating" not in body["message"]
+    assert_error(client.get(ME), 403, "account_banned")
+    assert_error(browser.get(ME), 403, "account_banned")
+
+
+def test_a_ban_outranks_a_suspension(ana):
+    suspend(ana, for_=timedelta(days=1))
+    ban(ana)
+
+    assert_error(token_client(Token.objects.create(user=ana).key).get(ME), 403, "account_banned")
+
+
+def test_a_refused_user_can_still_log_out_and_revoke_the_token(ana):
+    key = Token.objects.create(user=ana).key
+    browser = session_client()
+    ban(ana)
+
+    assert post(token_client(key), LOGOUT).status_code == 204
+    assert not Token.objects.filter(user=ana).exists()
+    assert post(browser, LOGOUT).status_code == 204
+    assert_error(browser.get(ME), (401, 403), "not_authenticated")
+
+    key = Token.objects.create(user=ana).key
+    assert token_client(key).delete(TOKEN).status_code == 204
+    assert not Token.objects.filter(user=ana).exists()
+
+
+def test_access_refusal_helper(ana):
+    now = timezone.now()
+    assert access_refusal(ana, now) is None
+
+    ana.suspended_until = now
+    assert access_refusal(ana, now) is None  # the suspension has just ended
+    assert access_refusal(ana, now - timedelta(microseconds=1))[0] == "account_suspended"
+
+    ana.banned_at = now
+    code, message = access_refusal(ana, now)
+    assert code == "account_banned" and message
+
+
+# ---------------------------------------------------------------------------------- rate limit
+
+
+def test_password_endpoints_are_rate_limited_per_address(ana, settings):
+    settings.REST_FRAMEWORK = {
+        **settings.REST_FRAMEWORK,
+        "DEFAULT_THROTTLE_RATES": {"auth": "3/min"},
+    }
+    here, elsewhere = "203.0.113.7", "203.0.113.8"
+    cache.delete_many([f"throttle_auth_{address}" for address in (here, elsewhere)])
+
+    def client(address: str) -> APIClient:
+        return APIClient(REMOTE_ADDR=address)
+
+    ana_credentials = {"username": "ana", "password": PASSWORD_OK}
+    # Login, token and sign-up share one count, whoever the requests name.
+    assert post(client(here), LOGIN, ana_credentials).status_code == 200
+    assert post(client(here), TOKEN, {"username": "ana", "password": "wrong"}).status_code == 400
+    assert post(client(here), SIGNUP, {"username": "ben"}).status_code == 400
+
+    response = post(client(here), LOGIN, {"username": "someone", "password": "else"})
+    assert_error(response, 429, "throttled")
+    assert int(response["Retry-After"]) > 0
+    assert post(client(elsewhere), LOGIN, ana_credentials).status_code == 200
+    # Requests made with the token are not counted.
+    key = Token.objects.get(user=ana).key
+    assert token_client(key).get(ME).status_code == 200
+
+
+def test_the_auth_rate_has_a_default_when_the_settings_name_none(settings):
+    settings.REST_FRAMEWORK = {
+        key: value
+        for key, value in settings.REST_FRAMEWORK.items()
+        if key != "DEFAULT_THROTTLE_RATES"
+    }
+    throttle = AuthRateThrottle()
+    throttle.scope = AUTH_SCOPE
+
+    assert throttle.get_rate() == "20/min"
+
+
+# ---------------------------------------------------------------------------------- schema, admin
+
+
+def test_schema_documents_the_account_endpoints(anon, db):
+    response = anon.get("/api/schema/", {"format": "json"})
+
+    assert response.status_code == 200
+    schema = response.json()
+    for path, methods in {
+        SIGNUP: {"post"},
+        LOGIN: {"post"},
+        LOGOUT: {"post"},
+        TOKEN: {"post", "delete"},
+        ME: {"get", "patch"},
+        PASSWORD: {"post"},
+    }.items():
+        assert methods <= set(schema["paths"][path]), path
+    login = schema["paths"][LOGIN]["post"]
+    assert {"200", "400", "403", "429"} <= set(login["responses"])
+    assert schema["paths"][SIGNUP]["post"]["responses"].keys() >= {"201", "400", "409"}
+    assert set(schema["components"]["securitySchemes"]) == {"tokenAuth", "cookieAuth"}
+
+
+def test_admin_filters_users_by_access(admin_client, ana):
+    ban(ana)
+
+    for access in ("allowed", "suspended", "banned"):
+        response = admin_client.get("/admin/accounts/user/", {"access": access})
+        assert response.status_code == 200
+        assert (b">ana<" in response.content) == (access == "banned")
+    assert admin_client.get(f"/admin/accounts/user/{ana.pk}/change/").status_code == 200

@@ -1,0 +1,395 @@
+"""The games API end to end: lobby, moves, errors, reads, hidden information, the schema."""
+
+from __future__ import annotations
+
+import json
+from datetime import timedelta
+
+import pytest
+from django.utils import timezone
+
+from games import engine, state
+from games.models import Game, GameEntry
+from tests.api.conftest import autopilot_choice, seat_players, start_game
+
+
+def play_to_the_end(game_id, by_seat, bodies=None, limit=3000):
+    """Every move over HTTP by the player whose turn it is; returns the last response."""
+    response = None
+    for _ in range(limit):
+        detail = by_seat[0].get(f"/api/v1/games/{game_id}").json()
+        if bodies is not None:
+            bodies.append(detail)
+        if detail["status"] != "playing":
+            return detail
+        player = by_seat[detail["active_seat"]]
+        response = player.move(game_id, autopilot_choice(game_id), detail["version"])
+        assert response.status_code == 201, response.json()
+        if bodies is not None:
+            bodies.append(response.json())
+    raise AssertionError("the game did not end")
+
+
+# ---------------------------------------------------------------------------------- lobby
+
+
+def test_create_join_start(make_player):
+    ana, ben, cy = make_player(), make_player(), make_player()
+    created = ana.post("/api/v1/tables", {"players": 3, "movement": "fast", "clock": "1h"})
+    assert created.status_code == 201
+    table = created.json()
+    assert table["status"] == "open" and table["options"]["movement"] == "fast"
+    assert table["turn_seconds"] == 3600 and table["your_seat"] is None
+    assert [s["user"]["id"] for s in table["seats"]] == [ana.user.pk]
+    listed = ben.get("/api/v1/tables").json()
+    assert [t["id"] for t in listed["results"]] == [table["id"]]
+    assert ben.post(f"/api/v1/tables/{table['id']}/join").json()["status"] == "open"
+    started = cy.post(f"/api/v1/tables/{table['id']}/join").json()
+    assert started["status"] == "playing"
+    assert sorted(s["seat"] for s in started["seats"]) == [0, 1, 2]
+    assert len(started["seed_commitment"]) == 64 and "seed" not in started
+    assert ben.get("/api/v1/tables").json()["results"] == []
+    (setup,) = GameEntry.objects.filter(game_id=table["id"])
+    assert setup.seq == 0 and setup.action is None
+    assert [n["type"] for n in setup.notifications][:2] == ["cards_discarded", "game_started"]
+
+
+def test_table_filters(make_player):
+    ana = make_player()
+    ana.post("/api/v1/tables", {"players": 2})
+    ana.post("/api/v1/tables", {"players": 4, "movement": "faster", "shift_change": True})
+    assert len(ana.get("/api/v1/tables", players=4).json()["results"]) == 1
+    assert len(ana.get("/api/v1/tables", movement="faster").json()["results"]) == 1
+    assert len(ana.get("/api/v1/tables", shift_change="false").json()["results"]) == 1
+    bad = ana.get("/api/v1/tables", players=12)
+    assert bad.status_code == 400 and bad.json()["code"] == "invalid"
+
+
+@pytest.mark.parametrize(
+    ("body", "code"),
+    [
+        ({"players": 5}, "pickup_before_movement_required"),
+        ({"players": 9}, "invalid"),
+        ({"players": 2, "movement": "warp"}, "invalid"),
+        ({"players": 2, "clock": "2s"}, "invalid"),
+        ({}, "invalid"),
+    ],
+)
+def test_create_refuses_bad_tables(make_player, body, code):
+    response = make_player().post("/api/v1/tables", body)
+    assert response.status_code == 400 and response.json()["code"] == code
+    assert Game.objects.count() == 0
+
+
+def test_deadlines_must_be_in_the_future_and_in_order(make_player):
+    ana = make_player()
+    now = timezone.now()
+    past = ana.post("/api/v1/tables", {"players": 2, "deadline1_at": now - timedelta(hours=1)})
+    assert past.json()["code"] == "invalid_deadlines"
+    backwards = ana.post(
+        "/api/v1/tables",
+        {
+            "players": 2,
+            "deadline1_at": now + timedelta(days=2),
+            "deadline2_at": now + timedelta(days=1),
+        },
+    )
+    assert backwards.json()["code"] == "invalid_deadlines"
+    ok = ana.post(
+        "/api/v1/tables",
+        {
+            "players": 2,
+            "movement": "fast",
+            "deadline1_at": now + timedelta(days=1),
+            "deadline2_at": now + timedelta(days=2),
+        },
+    )
+    assert ok.status_code == 201 and ok.json()["deadline1_at"]
+
+
+def test_invite_only_tables(make_player):
+    ana, ben, eve = make_player(), make_player(), make_player()
+    table = ana.post("/api/v1/tables", {"players": 2, "visibility": "invite"}).json()
+    code = table["invite_code"]
+    assert ben.get("/api/v1/tables").json()["results"] == []
+    assert eve.get(f"/api/v1/games/{table['id']}").json()["code"] == "game_not_found"
+    refused = eve.post(f"/api/v1/tables/{table['id']}/join", {"invite_code": "guess"})
+    assert refused.status_code == 403 and refused.json()["code"] == "invite_required"
+    joined = ben.post(f"/api/v1/tables/{table['id']}/join", {"invite_code": code})
+    assert joined.json()["status"] == "playing" and "invite_code" not in joined.json()
+
+
+def test_join_leave_cancel(make_player):
+    ana, ben, cy = make_player(), make_player(), make_player()
+    table = ana.post("/api/v1/tables", {"players": 3}).json()
+    url = f"/api/v1/tables/{table['id']}"
+    ben.post(f"{url}/join")
+    again = ben.post(f"{url}/join")
+    assert again.status_code == 409 and again.json()["code"] == "already_seated"
+    assert cy.post(f"{url}/leave").json()["code"] == "not_seated"
+    left = ben.post(f"{url}/leave").json()
+    assert [s["user"]["id"] for s in left["seats"]] == [ana.user.pk]
+    refused = ben.post(f"{url}/cancel")
+    assert refused.status_code == 403 and refused.json()["code"] == "not_creator"
+    assert ana.post(f"{url}/cancel").json()["status"] == "cancelled"
+    late = cy.post(f"{url}/join")
+    assert late.status_code == 409 and late.json()["code"] == "table_not_open"
+
+
+def test_join_orders_stay_dense_after_a_leave(make_player):
+    ana, ben, cy, dee = (make_player() for _ in range(4))
+    game_id = ana.post("/api/v1/tables", {"players": 3}).json()["id"]
+    ben.post(f"/api/v1/tables/{game_id}/join")
+    ben.post(f"/api/v1/tables/{game_id}/leave")
+    cy.post(f"/api/v1/tables/{game_id}/join")
+    started = dee.post(f"/api/v1/tables/{game_id}/join").json()
+    assert sorted(s["join_order"] for s in started["seats"]) == [0, 1, 2]
+    assert started["status"] == "playing"
+
+
+# ---------------------------------------------------------------------------------- moves
+
+
+def test_a_complete_game_through_the_api(make_player):
+    players = [make_player() for _ in range(3)]
+    game_id = start_game(players, movement="fast", pickup_before_movement=True)
+    by_seat = seat_players(game_id, players)
+    final = play_to_the_end(game_id, by_seat)
+    assert final["status"] == "finished"
+    log = players[0].get(f"/api/v1/games/{game_id}/log", limit=500).json()
+    notes = [n for e in log["entries"] for n in e["notifications"]]
+    assert notes[-1]["type"] == "game_ended"
+    assert final["result"] == {"incomes": notes[-1]["incomes"], "ranking": notes[-1]["ranking"]}
+    game = Game.objects.get(pk=game_id)
+    assert final["seed"] == game.seed and engine.seed_matches(
+        final["seed_commitment"], int(game.seed)
+    )
+    assert [e["seq"] for e in log["entries"]] == list(range(game.version + 1))
+    # replaying the stored log gives the stored result, and anyone can verify it (H2)
+    actions = [e["action"] for e in log["entries"][1:]]
+    setup = engine.Setup(
+        engine.Options(movement="fast", pickup_before_movement=True), 3, int(final["seed"])
+    )
+    assert engine.verify(
+        final["seed_commitment"], setup, actions, [e["notifications"] for e in log["entries"]]
+    )
+    late = by_seat[0].move(game_id, {"type": "stop"}, game.version)
+    assert late.status_code == 422 and late.json()["code"] == "game_over"
+
+
+def test_a_move_answers_seq_version_notifications_and_my_view(make_player):
+    players = [make_player(), make_player()]
+    game_id = start_game(players)
+    by_seat = seat_players(game_id, players)
+    legal = by_seat[0].get(f"/api/v1/games/{game_id}/actions").json()
+    assert legal["seat"] == 0 and legal["version"] == 0 and legal["actions"]
+    assert by_seat[1].get(f"/api/v1/games/{game_id}/actions").json()["actions"] == []
+    step = legal["actions"][0]
+    response = by_seat[0].move(game_id, step, 0)
+    body = response.json()
+    assert response.status_code == 201
+    assert body["seq"] == body["version"] == 1
+    assert body["notifications"][0]["type"] == "taxi_moved"
+    assert body["view"]["you"] == 0 and body["view"]["legal_actions"]
+
+
+def test_stale_version_is_a_409_with_the_current_version(make_player):
+    players = [make_player(), make_player()]
+    game_id = start_game(players)
+    by_seat = seat_players(game_id, players)
+    by_seat[0].move(game_id, autopilot_choice(game_id), 0)
+    stale = by_seat[0].move(game_id, autopilot_choice(game_id), 0)
+    assert stale.status_code == 409
+    assert stale.json()["code"] == "stale_version" and stale.json()["current_version"] == 1
+
+
+def test_a_retry_with_the_same_key_gets_the_first_answer_and_makes_no_second_move(make_player):
+    players = [make_player(), make_player()]
+    game_id = start_game(players)
+    by_seat = seat_players(game_id, players)
+    action = autopilot_choice(game_id)
+    first = by_seat[0].move(game_id, action, 0, key="move-1")
+    retry = by_seat[0].move(game_id, action, 0, key="move-1")
+    assert first.status_code == 201 and retry.status_code == 200
+    assert retry.json() == first.json()
+    assert GameEntry.objects.filter(game_id=game_id).count() == 2
+    other = by_seat[0].move(game_id, {"type": "undo"}, 1, key="move-1")
+    assert other.status_code == 409 and other.json()["code"] == "idempotency_key_reused"
+
+
+def test_refusals_have_their_own_codes(make_player):
+    players = [make_player(), make_player()]
+    outsider = make_player()
+    game_id = start_game(players)
+    by_seat = seat_players(game_id, players)
+    action = autopilot_choice(game_id)
+    cases = [
+        (by_seat[1].move(game_id, action, 0), 422, "not_your_turn"),
+        (outsider.move(game_id, action, 0), 403, "not_a_player"),
+        (by_seat[0].move(game_id, {**action, "seat": 1}, 0), 403, "not_your_seat"),
+        (by_seat[0].move(game_id, {"type": "timeout", "seat": 0}, 0), 403, "server_action"),
+        (by_seat[0].move(game_id, {"type": "stop"}, 0), 422, "step_required"),
+        (by_seat[0].move(game_id, {"type": "step", "to": "1Z"}, 0), 400, "malformed_action"),
+        (by_seat[0].move(game_id, {"type": "fly"}, 0), 400, "malformed_action"),
+        (by_seat[0].move(999999, action, 0), 404, "game_not_found"),
+        (by_seat[0].post(f"/api/v1/games/{game_id}/actions", {"action": action}), 400, "invalid"),
+        (
+            by_seat[0].post(
+                f"/api/v1/games/{game_id}/actions",
+                {"action": "step", "version": -1, "idempotency_key": "a b"},
+            ),
+            400,
+            "invalid",
+        ),
+    ]
+    for response, status, code in cases:
+        body = response.json()
+        assert (response.status_code, body["code"]) == (status, code), body
+        assert body["message"]
+    illegal = cases[4][0].json()
+    assert illegal["clause"] == "T3"
+    malformed = cases[5][0].json()
+    assert malformed["errors"] == {"to": "an area id such as '10H'"}
+    invalid = cases[9][0].json()
+    assert set(invalid["errors"]) == {"action", "version", "idempotency_key"}
+    assert Game.objects.get(pk=game_id).version == 0
+    assert GameEntry.objects.filter(game_id=game_id).count() == 1
+
+
+def test_moves_before_the_start_are_refused(make_player):
+    ana = make_player()
+    game_id = ana.post("/api/v1/tables", {"players": 2}).json()["id"]
+    response = ana.move(game_id, {"type": "step", "to": "9H"}, 0)
+    assert response.status_code == 409 and response.json()["code"] == "game_not_started"
+
+
+def test_a_player_may_resign(make_player):
+    players = [make_player(), make_player()]
+    game_id = start_game(players)
+    by_seat = seat_players(game_id, players)
+    response = by_seat[1].move(game_id, {"type": "resign"}, 0)
+    assert response.status_code == 201
+    assert response.json()["notifications"][0] == {
+        "type": "seat_zombified",
+        "seat": 1,
+        "reason": "resigned",
+    }
+
+
+def test_anonymous_requests_are_refused(client, db):
+    for url in ("/api/v1/tables", "/api/v1/me/games", "/api/v1/games/1"):
+        response = client.get(url)
+        assert response.status_code in (401, 403)
+        assert response.json()["code"] == "not_authenticated"
+
+
+# ---------------------------------------------------------------------------------- reads
+
+
+def test_log_pages_in_order(make_player):
+    players = [make_player(), make_player()]
+    game_id = start_game(players)
+    by_seat = seat_players(game_id, players)
+    for version in range(6):
+        seat = Game.objects.get(pk=game_id).active_seat
+        by_seat[seat].move(game_id, autopilot_choice(game_id), version)
+    page = players[0].get(f"/api/v1/games/{game_id}/log", limit=4).json()
+    assert [e["seq"] for e in page["entries"]] == [0, 1, 2, 3]
+    assert page["next_after"] == 3 and page["version"] == 6
+    rest = players[0].get(f"/api/v1/games/{game_id}/log", after=3, limit=4).json()
+    assert [e["seq"] for e in rest["entries"]] == [4, 5, 6] and rest["next_after"] is None
+    assert rest["entries"][0]["actor"]["kind"] == "player"
+    for bad in ({"after": -1}, {"after": 2**40}, {"limit": 0}, {"limit": "x"}):
+        response = players[0].get(f"/api/v1/games/{game_id}/log", **bad)
+        assert response.status_code == 400 and response.json()["code"] == "invalid"
+
+
+def test_my_games_put_my_turn_first(make_player):
+    ana, ben, cy = make_player(), make_player(), make_player()
+    first = start_game([ana, ben])
+    second = start_game([ana, cy])
+    waiting = ana.post("/api/v1/tables", {"players": 3}).json()["id"]
+    mine = ana.get("/api/v1/me/games").json()["results"]
+    assert {g["id"] for g in mine} == {first, second, waiting}
+    turns = [g["your_turn"] for g in mine]
+    assert turns == sorted(turns, reverse=True)
+    for game in mine:
+        assert game["your_turn"] == (
+            game["status"] == "playing" and game["active_seat"] == game["your_seat"]
+        )
+    playing = ana.get("/api/v1/me/games", status="open").json()["results"]
+    assert [g["id"] for g in playing] == [waiting]
+
+
+def test_finished_games_show_result_and_seed(make_player):
+    players = [make_player(), make_player()]
+    game_id = start_game(players)
+    play_to_the_end(game_id, seat_players(game_id, players))
+    finished = make_player().get("/api/v1/games/finished").json()["results"]
+    assert [g["id"] for g in finished] == [game_id]
+    assert finished[0]["result"]["ranking"] and finished[0]["seed"]
+
+
+def test_spectators_see_the_public_view_without_actions(make_player):
+    players = [make_player(), make_player()]
+    game_id = start_game(players)
+    spectator = make_player().get(f"/api/v1/games/{game_id}").json()
+    assert spectator["your_seat"] is None and spectator["view"]["you"] is None
+    assert spectator["view"]["legal_actions"] == []
+
+
+# ---------------------------------------------------------------------------------- secrets
+
+
+def test_no_response_of_a_running_game_reveals_the_pile_order_or_the_seed(make_player):
+    """H1: every body a client could get while the game runs."""
+    players = [make_player(), make_player(), make_player()]
+    game_id = start_game(players, shift_change=True)
+    by_seat = seat_players(game_id, players)
+    bodies = []
+    for _ in range(40):
+        game = Game.objects.get(pk=game_id)
+        player = by_seat[game.active_seat]
+        bodies.append(player.move(game_id, autopilot_choice(game_id), game.version).json())
+        for who in players:
+            bodies.append(who.get(f"/api/v1/games/{game_id}").json())
+            bodies.append(who.get(f"/api/v1/games/{game_id}/actions").json())
+            bodies.append(who.get("/api/v1/me/games").json())
+        bodies.append(player.move(game_id, {"type": "fly"}, game.version).json())
+        bodies.append(player.move(game_id, {"type": "stop"}, 0).json())
+    bodies.append(players[0].get(f"/api/v1/games/{game_id}/log", limit=500).json())
+    game = Game.objects.get(pk=game_id)
+    assert game.status == "playing"
+    pile = state.state_for(game).pile[::-1]
+    text = json.dumps(bodies)
+    assert game.seed not in text
+    assert json.dumps(pile)[1:-1] not in text
+    assert json.dumps(pile[:4])[1:-1] not in text
+    assert "secret" not in text and "pile_order" not in text
+
+
+# ---------------------------------------------------------------------------------- storage
+
+
+def test_cached_state_equals_a_full_replay_of_the_log(make_player):
+    players = [make_player(), make_player()]
+    game_id = start_game(players, movement="faster")
+    by_seat = seat_players(game_id, players)
+    for version in range(30):
+        game = Game.objects.get(pk=game_id)
+        by_seat[game.active_seat].move(game_id, autopilot_choice(game_id), version)
+    game = Game.objects.get(pk=game_id)
+    assert state.state_for(game) == state.replay_from_log(game)
+
+
+def test_schema_is_served_and_documents_the_games_api(make_player):
+    response = make_player().get("/api/schema/", format="json")
+    assert response.status_code == 200
+    text = response.content.decode()
+    for path in (
+        "/api/v1/tables",
+        "/api/v1/games/{game_id}/actions",
+        "/api/v1/games/{game_id}/log",
+    ):
+        assert path in text
+    assert "stale_version" in text and "current_version" in text
