@@ -10,6 +10,7 @@ from rest_framework.views import APIView
 
 from games import engine, selectors, services
 from games.serializers import (
+    ChatMessageSerializer,
     ErrorSerializer,
     GameDetailSerializer,
     GamesQuerySerializer,
@@ -221,3 +222,14 @@ class FinishedGamesApi(APIView):
     )
     def get(self, request):
         return _page(self, request, selectors.games_finished(user=request.user))
+
+
+class GameChatApi(APIView):
+    @extend_schema(
+        operation_id="games_chat",
+        responses={200: ChatMessageSerializer(many=True), **errors(401, 404)},
+        summary="The table's latest visible chat messages, oldest first (post over the socket)",
+    )
+    def get(self, request, game_id: int):
+        game = selectors.game_get_visible(game_id=game_id, user=request.user)
+        return Response(selectors.chat_recent(game=game))

@@ -189,3 +189,33 @@ class GameEntry(models.Model):
 
     def delete(self, *args, **kwargs):
         raise AppendOnlyError("game log entries are never deleted")
+
+
+class ChatMessage(models.Model):
+    """A message at a table. Moderators hide messages; nothing is deleted."""
+
+    MAX_LENGTH = 500
+
+    game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="chat")
+    author = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="chat_messages"
+    )
+    seat = models.PositiveSmallIntegerField(null=True, blank=True)
+    text = models.CharField(max_length=MAX_LENGTH)
+    created_at = models.DateTimeField(auto_now_add=True, db_index=True)
+    hidden_at = models.DateTimeField(null=True, blank=True)
+    hidden_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.PROTECT,
+        null=True,
+        blank=True,
+        related_name="hidden_chat_messages",
+    )
+    hidden_reason = models.CharField(max_length=500, blank=True)
+
+    class Meta:
+        ordering = ["game", "created_at", "pk"]
+        indexes = [models.Index(fields=["game", "author", "created_at"])]
+
+    def __str__(self) -> str:
+        return f"{self.author} at game {self.game_id}: {self.text[:40]}"

@@ -9,8 +9,14 @@ from __future__ import annotations
 from django.db.models import Exists, OuterRef, Prefetch, Q, QuerySet
 
 from games import engine, state
-from games.models import Game, GameEntry, Seat
-from taxi_project.api_errors import NotFound
+from games.models import ChatMessage, Game, GameEntry, Seat
+from taxi_project.api_errors import ApiError, NotFound
+
+
+class NotAuthenticated(ApiError):
+    status_code = 401
+    default_code = "not_authenticated"
+    default_detail = "Log in first."
 
 
 def game_get_visible(*, game_id: int, user) -> Game:
@@ -150,3 +156,72 @@ def games_finished(*, user=None) -> QuerySet[Game]:
     mine = Seat.objects.filter(game=OuterRef("pk"), user=user)
     games = games.filter(Q(visibility=Game.Visibility.PUBLIC) | Q(Exists(mine)))
     return games.order_by("-finished_at").prefetch_related(_seats_with_users())
+
+
+def chat_public(message: ChatMessage) -> dict:
+    return {
+        "id": message.pk,
+        "seat": message.seat,
+        "author": {"id": message.author_id, "display_name": str(message.author)},
+        "text": message.text,
+        "created_at": message.created_at,
+    }
+
+
+def chat_recent(*, game: Game, limit: int = 100) -> list[dict]:
+    """The table's latest visible messages, oldest first."""
+    messages = (
+        ChatMessage.objects.filter(game=game, hidden_at__isnull=True)
+        .select_related("author")
+        .order_by("-created_at", "-pk")[:limit]
+    )
+    return [chat_public(m) for m in reversed(messages)]
+
+
+def socket_access(*, game_id: int, user) -> dict:
+    """Who may watch a game's socket: anyone signed in who may see the game; anonymous
+    spectators only at public tables. Refused accounts are refused here too."""
+    if user.is_authenticated:
+        from accounts.authentication import ensure_access
+
+        ensure_access(user)
+        game = game_get_visible(game_id=game_id, user=user)
+    else:
+        game = Game.objects.filter(pk=game_id).first()
+        if game is None:
+            raise NotFound("No such game.", code="game_not_found")
+        if game.visibility != Game.Visibility.PUBLIC:
+            raise NotAuthenticated("Log in to watch this table.")
+    seat = seat_of(game, user) if user.is_authenticated else None
+    hello = {"version": game.version, "status": game.status, "chat": chat_recent(game=game)}
+    return {"seat": seat, "hello": hello}
+
+
+def user_socket_access(*, user) -> list[int]:
+    """A user's own socket: signed in, not refused. Returns the games waiting on the user."""
+    if not user.is_authenticated:
+        raise NotAuthenticated()
+    from accounts.authentication import ensure_access
+
+    ensure_access(user)
+    mine = Seat.objects.filter(game=OuterRef("pk"), user=user, seat=OuterRef("active_seat"))
+    waiting = Game.objects.filter(Exists(mine), status=Game.Status.PLAYING)
+    return list(waiting.order_by("pk").values_list("pk", flat=True))
+
+
+def entries_since(
+    *, game_id: int, after: int, seat: int | None, before: int | None = None
+) -> tuple[list[dict], dict | None, int]:
+    """Entries with after < seq (< before), and — for a resync — the current view."""
+    game = Game.objects.get(pk=game_id)
+    entries = GameEntry.objects.filter(game_id=game_id, seq__gt=after).order_by("seq")
+    if before is not None:
+        entries = entries.filter(seq__lt=before)
+    rows = [
+        {"seq": seq, "notifications": notifications}
+        for seq, notifications in entries.values_list("seq", "notifications")
+    ]
+    view = None
+    if before is None and game.status not in (Game.Status.OPEN, Game.Status.CANCELLED):
+        view = engine.player_view(state.state_for(game), seat)
+    return rows, view, game.version

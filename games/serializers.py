@@ -139,3 +139,11 @@ class LogPageSerializer(serializers.Serializer):
     next_after = serializers.IntegerField(
         allow_null=True, help_text="pass as `after` for the next page; null at the end"
     )
+
+
+class ChatMessageSerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    seat = serializers.IntegerField(allow_null=True)
+    author = serializers.DictField()
+    text = serializers.CharField()
+    created_at = serializers.DateTimeField()

@@ -10,15 +10,15 @@ from __future__ import annotations
 
 import secrets
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import datetime, timedelta
 
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
-from games import engine, state
-from games.models import Clock, Game, GameEntry, Seat
+from games import engine, events, selectors, state
+from games.models import ChatMessage, Clock, Game, GameEntry, Seat
 from games.selectors import entry_response
-from taxi_project.api_errors import ApiError, Conflict, Forbidden, NotFound
+from taxi_project.api_errors import ApiError, Conflict, Forbidden, NotFound, TooManyRequests
 
 # ---------------------------------------------------------------------------------- tables
 
@@ -55,6 +55,7 @@ def table_create(
             deadline2_at=deadline2_at,
         )
         Seat.objects.create(game=game, user=user, join_order=0)
+        _announce_table(game.pk)
     return game
 
 
@@ -85,6 +86,7 @@ def table_join(*, game_id: int, user, invite_code: str = "") -> Game:
         Seat.objects.create(game=game, user=user, join_order=len(seated))
         if len(seated) + 1 == game.players:
             _game_start(game)
+        _announce_table(game.pk)
     return game
 
 
@@ -97,6 +99,7 @@ def table_leave(*, game_id: int, user) -> Game:
         mine = next((seat for seat in seats if seat.user_id == user.pk), None)
         if mine is None:
             raise Conflict("You do not sit at this table.", code="not_seated")
+        _announce_table(game.pk)
         if game.created_by_id == user.pk:
             game.status = Game.Status.CANCELLED
             game.save(update_fields=["status"])
@@ -116,6 +119,7 @@ def table_cancel(*, game_id: int, user) -> Game:
         _open_table(game)
         game.status = Game.Status.CANCELLED
         game.save(update_fields=["status"])
+        _announce_table(game.pk)
     return game
 
 
@@ -135,7 +139,7 @@ def _game_start(game: Game) -> None:
     GameEntry.objects.create(game=game, seq=0, action=None, notifications=notifications)
     _summarise(game, started, version=0)
     game.save()
-    transaction.on_commit(lambda: state.remember(game.pk, 0, started))
+    _committed(game.pk, 0, notifications, started)
 
 
 def _summarise(game: Game, current: engine.Game, *, version: int) -> None:
@@ -241,5 +245,78 @@ def _append(
     except IntegrityError:
         raise Conflict("Another action was accepted first.", code="stale_version") from None
     game.save(update_fields=["version", "active_seat", "status", "finished_at", "result"])
-    transaction.on_commit(lambda: state.remember(game.pk, seq, current))
+    _committed(game.pk, seq, notifications, current)
     return entry
+
+
+def _committed(game_id: int, seq: int, notifications: list[dict], current: engine.Game) -> None:
+    """Once the entry is committed: keep its state, push it to the sockets."""
+
+    def after_commit():
+        state.remember(game_id, seq, current)
+        users = dict(Seat.objects.filter(game_id=game_id).values_list("seat", "user_id"))
+        events.entry_committed(
+            game_id=game_id, seq=seq, notifications=notifications, current=current, users=users
+        )
+
+    transaction.on_commit(after_commit)
+
+
+def _announce_table(game_id: int) -> None:
+    """Once committed, show the lobby the table as it now is."""
+
+    def after_commit():
+        game = Game.objects.filter(pk=game_id).prefetch_related("seats__user").first()
+        if game is not None and game.visibility == Game.Visibility.PUBLIC:
+            events.table_changed(table=selectors.game_summary(game))
+
+    transaction.on_commit(after_commit)
+
+
+# ---------------------------------------------------------------------------------- chat
+
+CHAT_BURST = 5  # messages …
+CHAT_WINDOW = timedelta(seconds=10)  # … per window, per player and table
+
+
+def chat_post(*, game_id: int, user, text: str) -> ChatMessage:
+    """A player's message to the table: 1–500 printable characters, at most 5 in 10 s."""
+    text = text.strip() if isinstance(text, str) else ""
+    if not 0 < len(text) <= ChatMessage.MAX_LENGTH or not text.isprintable():
+        raise ApiError(
+            f"A message is 1 to {ChatMessage.MAX_LENGTH} printable characters.",
+            code="invalid_chat_message",
+        )
+    with transaction.atomic():
+        game = _locked_game(game_id)
+        seat = Seat.objects.filter(game=game, user=user).first()
+        if seat is None:
+            raise Forbidden("Only the players at this table can write here.", code="not_a_player")
+        since = timezone.now() - CHAT_WINDOW
+        recent = ChatMessage.objects.filter(game=game, author=user, created_at__gte=since)
+        if recent.count() >= CHAT_BURST:
+            raise TooManyRequests(
+                "Too many messages; wait a few seconds.", code="chat_rate_limited"
+            )
+        message = ChatMessage.objects.create(game=game, author=user, seat=seat.seat, text=text)
+        public = selectors.chat_public(message)
+        transaction.on_commit(lambda: events.chat_posted(game_id=game_id, message=public))
+    return message
+
+
+def chat_hide(*, message_id: int, moderator, reason: str = "") -> ChatMessage:
+    """Hide a message for everyone (moderation); it stays stored."""
+    with transaction.atomic():
+        message = ChatMessage.objects.select_for_update().filter(pk=message_id).first()
+        if message is None:
+            raise NotFound("No such message.", code="message_not_found")
+        if message.hidden_at is None:
+            message.hidden_at = timezone.now()
+            message.hidden_by = moderator
+            message.hidden_reason = reason
+            message.save(update_fields=["hidden_at", "hidden_by", "hidden_reason"])
+            game_id = message.game_id
+            transaction.on_commit(
+                lambda: events.chat_hidden(game_id=game_id, message_id=message_id)
+            )
+    return message

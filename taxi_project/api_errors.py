@@ -52,6 +52,12 @@ class NotFound(ApiError):
     default_detail = "Not found."
 
 
+class TooManyRequests(ApiError):
+    status_code = status.HTTP_429_TOO_MANY_REQUESTS
+    default_code = "throttled"
+    default_detail = "Too many requests; slow down."
+
+
 def engine_error(error: EngineError) -> ApiError:
     """Engine refusals: malformed → 400 with field errors, setup → 400, illegal → 422."""
     if isinstance(error, MalformedAction):
@@ -77,6 +83,13 @@ def _body(exc: exceptions.APIException) -> dict:
         "code": codes if isinstance(codes, str) else exc.default_code,
         "message": str(exc.detail),
     }
+
+
+def body_for(exc: Exception) -> dict:
+    """The error body for any refusal, for callers outside DRF views (WebSocket frames)."""
+    if isinstance(exc, EngineError):
+        exc = engine_error(exc)
+    return _body(exc)
 
 
 def exception_handler(exc, context):

@@ -9,12 +9,11 @@ os.environ.setdefault("DJANGO_SETTINGS_MODULE", "taxi_project.settings")
 # Set up Django before importing anything that touches models (auth middleware, consumers).
 django_asgi_app = get_asgi_application()
 
-from channels.auth import AuthMiddlewareStack  # noqa: E402
 from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
-from channels.security.websocket import AllowedHostsOriginValidator  # noqa: E402
 from django.conf import settings  # noqa: E402
 from django.contrib.staticfiles.handlers import ASGIStaticFilesHandler  # noqa: E402
 
+from accounts.channels_auth import websocket_stack  # noqa: E402
 from games.routing import websocket_urlpatterns  # noqa: E402
 
 # uvicorn serves no static files; in DEBUG let Django serve them so the admin has its CSS.
@@ -23,8 +22,7 @@ http_app = ASGIStaticFilesHandler(django_asgi_app) if settings.DEBUG else django
 application = ProtocolTypeRouter(
     {
         "http": http_app,
-        "websocket": AllowedHostsOriginValidator(
-            AuthMiddlewareStack(URLRouter(websocket_urlpatterns))
-        ),
+        # origin policy, session or token authentication: accounts/channels_auth.py
+        "websocket": websocket_stack(URLRouter(websocket_urlpatterns)),
     }
 )

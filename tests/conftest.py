@@ -117,3 +117,23 @@ def committed_db(request, transactional_db, django_db_blocker):
 
         with django_db_blocker.unblock():
             db_guards.uninstall(connection)
+
+
+# --- Players and the state cache ------------------------------------------------------------
+
+
+@pytest.fixture(autouse=True)
+def _fresh_state_cache():
+    """Test databases are rolled back; cached game states must not outlive them."""
+    from games import state
+
+    state.forget_all()
+    yield
+    state.forget_all()
+
+
+@pytest.fixture
+def make_player(db):
+    from tests.players import Player
+
+    return Player

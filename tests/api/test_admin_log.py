@@ -1,7 +1,7 @@
 """The admin cannot change or delete log rows, even for a superuser."""
 
 from games.models import Game, GameEntry
-from tests.api.conftest import autopilot_choice, seat_players, start_game
+from tests.players import autopilot_choice, seat_players, start_game
 
 
 def test_log_rows_are_read_only_in_the_admin(make_player, admin_client):

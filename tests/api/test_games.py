@@ -10,7 +10,7 @@ from django.utils import timezone
 
 from games import engine, state
 from games.models import Game, GameEntry
-from tests.api.conftest import autopilot_choice, seat_players, start_game
+from tests.players import autopilot_choice, seat_players, start_game
 
 
 def play_to_the_end(game_id, by_seat, bodies=None, limit=3000):

@@ -9,7 +9,7 @@ import pytest
 from django.db import DatabaseError, connection, connections, transaction
 
 from games.models import AppendOnlyError, Game, GameEntry
-from tests.api.conftest import Player, autopilot_choice, seat_players, start_game
+from tests.players import Player, autopilot_choice, seat_players, start_game
 
 
 def test_twenty_parallel_submissions_against_one_version_one_wins(committed_db):

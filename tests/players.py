@@ -1,11 +1,10 @@
-"""Fixtures for API tests: users with real tokens, and games played through the API."""
+"""Players for API and WebSocket tests: users with real tokens, games played over HTTP."""
 
 from __future__ import annotations
 
 import itertools
 import uuid
 
-import pytest
 from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
@@ -16,13 +15,6 @@ from games.models import Game
 _names = itertools.count()
 
 
-@pytest.fixture(autouse=True)
-def _fresh_state_cache():
-    state.forget_all()  # test databases are rolled back; cached states must not outlive them
-    yield
-    state.forget_all()
-
-
 class Player:
     """A user and an API client authenticated with the user's token."""
 
@@ -30,7 +22,8 @@ class Player:
         name = name or f"player{next(_names)}"
         self.user = User.objects.create_user(username=name, password="pw-" + name * 2)
         self.client = APIClient()
-        self.client.credentials(HTTP_AUTHORIZATION=f"Token {Token.objects.create(user=self.user)}")
+        self.token = Token.objects.create(user=self.user).key
+        self.client.credentials(HTTP_AUTHORIZATION=f"Token {self.token}")
 
     def get(self, url, **params):
         return self.client.get(url, params)
@@ -43,11 +36,6 @@ class Player:
             f"/api/v1/games/{game_id}/actions",
             {"action": action, "version": version, "idempotency_key": key or uuid.uuid4().hex},
         )
-
-
-@pytest.fixture
-def make_player(db):
-    return Player
 
 
 def start_game(players: list[Player], **options) -> int:

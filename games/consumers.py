@@ -1,0 +1,226 @@
+"""WebSocket consumers: a game's live log and chat (`/ws/games/<id>/`), a user's own channel
+(`/ws/me/`). Frame schemas: docs/websocket.md. Every frame has `v` (schema version) and `type`.
+
+Ordering: a game socket sends log entries strictly by seq, each once. It starts silent; the
+client's `sync {after}` makes it send every entry after `after` from the database, then the
+live ones, which meanwhile wait in a buffer. A live entry that is not the next seq (the channel
+layer dropped one) is preceded by the missing ones, read from the database.
+"""
+
+from __future__ import annotations
+
+import json
+
+from channels.db import database_sync_to_async
+from channels.generic.websocket import AsyncJsonWebsocketConsumer
+from django.contrib.auth.models import AnonymousUser
+from django.core.serializers.json import DjangoJSONEncoder
+from rest_framework import exceptions
+
+from games import events, selectors, services
+from games.engine import EngineError
+from games.serializers import MAX_INT, MoveSerializer
+from taxi_project.api_errors import ApiError, body_for
+
+V = events.FRAME_VERSION
+MAX_FRAME = 64 * 1024
+BUFFER_LIMIT = 1000
+CLOSE_CODES = {401: 4401, 403: 4403, 404: 4404}
+
+
+def frame(kind: str, **fields) -> dict:
+    return {"v": V, "type": kind, **fields}
+
+
+def error_frame(error: Exception, ref=None) -> dict:
+    body = body_for(error)
+    return frame("error", ref=ref, **body)
+
+
+class JsonConsumer(AsyncJsonWebsocketConsumer):
+    """Refuses binary, oversized and non-JSON frames with an error frame, not a crash."""
+
+    @classmethod
+    async def encode_json(cls, content):
+        return json.dumps(content, cls=DjangoJSONEncoder)  # datetimes as in the HTTP API
+
+    async def receive(self, text_data=None, bytes_data=None, **kwargs):
+        if text_data is None or len(text_data) > MAX_FRAME:
+            await self.send_json(
+                frame(
+                    "error",
+                    code="malformed_frame",
+                    message=f"send JSON text frames of at most {MAX_FRAME} bytes",
+                )
+            )
+            return
+        try:
+            content = json.loads(text_data)
+        except ValueError:
+            await self.send_json(frame("error", code="malformed_frame", message="not JSON"))
+            return
+        if not isinstance(content, dict) or not isinstance(content.get("type"), str):
+            await self.send_json(
+                frame("error", code="malformed_frame", message="a frame is an object with a type")
+            )
+            return
+        await self.receive_json(content)
+
+    async def refuse(self, error: Exception) -> None:
+        """Accept, say why in an error frame, close with 4401/4403/4404."""
+        await self.accept()
+        await self.send_json(error_frame(error))
+        status = getattr(error, "status_code", 403)
+        await self.close(code=CLOSE_CODES.get(status, 4403))
+
+
+class GameConsumer(JsonConsumer):
+    group = None
+
+    async def connect(self):
+        self.game_id = self.scope["url_route"]["kwargs"]["game_id"]
+        self.user = self.scope.get("user") or AnonymousUser()
+        try:
+            access = await database_sync_to_async(selectors.socket_access)(
+                game_id=self.game_id, user=self.user
+            )
+        except ApiError as error:
+            await self.refuse(error)
+            return
+        self.seat = access["seat"]
+        self.last_seq: int | None = None  # nothing sent yet: live entries wait for `sync`
+        self.buffer: list[dict] = []
+        self.group = events.game_group(self.game_id)
+        await self.channel_layer.group_add(self.group, self.channel_name)
+        await self.accept()
+        await self.send_json(frame("hello", game=self.game_id, seat=self.seat, **access["hello"]))
+
+    async def disconnect(self, code):
+        if self.group:
+            await self.channel_layer.group_discard(self.group, self.channel_name)
+
+    async def receive_json(self, content, **kwargs):
+        kind = content["type"]
+        ref = content.get("ref") if isinstance(content.get("ref"), str | int) else None
+        try:
+            if kind == "sync":
+                await self.sync(content.get("after"))
+            elif kind == "move":
+                await self.move(content, ref)
+            elif kind == "chat":
+                await database_sync_to_async(services.chat_post)(
+                    game_id=self.game_id, user=self.user, text=content.get("text")
+                )
+            elif kind == "ping":
+                await self.send_json(frame("pong", ref=ref))
+            else:
+                raise ApiError(f"unknown frame type {kind!r}", code="unknown_frame")
+        except (ApiError, EngineError, exceptions.APIException) as error:
+            await self.send_json(error_frame(error, ref))
+
+    async def sync(self, after) -> None:
+        if isinstance(after, bool) or not isinstance(after, int) or not -1 <= after <= MAX_INT:
+            raise ApiError("`after` is the last seq you have, or -1 for all", code="invalid_sync")
+        entries, view, version = await database_sync_to_async(selectors.entries_since)(
+            game_id=self.game_id, after=after, seat=self.seat
+        )
+        if after > version:
+            raise ApiError(f"the game is at seq {version}", code="invalid_sync")
+        for index, entry in enumerate(entries):
+            last = index == len(entries) - 1
+            await self.send_json(frame("entry", **entry, view=view if last else None))
+        self.last_seq = version
+        buffered, self.buffer = self.buffer, []
+        for event in buffered:
+            await self.deliver(event)
+        await self.send_json(frame("synced", version=self.last_seq))
+
+    async def move(self, content, ref) -> None:
+        if not self.user.is_authenticated:
+            raise ApiError("Log in to play.", code="not_authenticated")
+        serializer = MoveSerializer(data=content)
+        serializer.is_valid(raise_exception=True)
+        data = serializer.validated_data
+        result = await database_sync_to_async(services.move_submit)(
+            game_id=self.game_id,
+            user=self.user,
+            action=data["action"],
+            version=data["version"],
+            idempotency_key=data["idempotency_key"],
+        )
+        await self.send_json(
+            frame("move_accepted", ref=ref, seq=result.body["seq"], replayed=result.replayed)
+        )
+
+    # ------------------------------------------------------------------ from the channel layer
+
+    async def game_entry(self, event):
+        if self.last_seq is None:
+            self.buffer.append(event)
+            del self.buffer[:-BUFFER_LIMIT]  # what falls out is refetched as a gap
+            return
+        await self.deliver(event)
+
+    async def deliver(self, event) -> None:
+        seq = event["seq"]
+        if seq <= self.last_seq:
+            return
+        if seq > self.last_seq + 1:
+            missing, _, _ = await database_sync_to_async(selectors.entries_since)(
+                game_id=self.game_id, after=self.last_seq, seat=None, before=seq
+            )
+            for entry in missing:
+                await self.send_json(frame("entry", **entry, view=None))
+        view = dict(event["public"])
+        view["you"] = self.seat
+        mine = self.seat is not None and self.seat == event["active_seat"]
+        view["legal_actions"] = event["legal"] if mine else []
+        await self.send_json(
+            frame("entry", seq=seq, notifications=event["notifications"], view=view)
+        )
+        self.last_seq = seq
+
+    async def game_chat(self, event):
+        await self.send_json(frame("chat", message=event["message"]))
+
+    async def game_chat_hidden(self, event):
+        await self.send_json(frame("chat_hidden", id=event["id"]))
+
+
+class UserConsumer(JsonConsumer):
+    """One user's sockets: "your turn" in any game, and the lobby's open tables."""
+
+    groups_joined: tuple[str, ...] = ()
+
+    async def connect(self):
+        self.user = self.scope.get("user") or AnonymousUser()
+        try:
+            waiting = await database_sync_to_async(selectors.user_socket_access)(user=self.user)
+        except ApiError as error:
+            await self.refuse(error)
+            return
+        self.groups_joined = (events.user_group(self.user.pk), events.LOBBY_GROUP)
+        for group in self.groups_joined:
+            await self.channel_layer.group_add(group, self.channel_name)
+        await self.accept()
+        await self.send_json(frame("hello", user=self.user.pk, your_turn=waiting))
+
+    async def disconnect(self, code):
+        for group in self.groups_joined:
+            await self.channel_layer.group_discard(group, self.channel_name)
+
+    async def receive_json(self, content, **kwargs):
+        if content["type"] == "ping":
+            await self.send_json(frame("pong", ref=content.get("ref")))
+        else:
+            await self.send_json(
+                frame(
+                    "error", code="unknown_frame", message=f"unknown frame type {content['type']!r}"
+                )
+            )
+
+    async def user_your_turn(self, event):
+        await self.send_json(frame("your_turn", game=event["game"], version=event["version"]))
+
+    async def lobby_table(self, event):
+        await self.send_json(frame("table", table=event["table"]))
