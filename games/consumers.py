@@ -176,7 +176,13 @@ class GameConsumer(JsonConsumer):
         mine = self.seat is not None and self.seat == event["active_seat"]
         view["legal_actions"] = event["legal"] if mine else []
         await self.send_json(
-            frame("entry", seq=seq, notifications=event["notifications"], view=view)
+            frame(
+                "entry",
+                seq=seq,
+                notifications=event["notifications"],
+                view=view,
+                clock=event["clock"],
+            )
         )
         self.last_seq = seq
 

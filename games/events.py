@@ -44,25 +44,29 @@ def _plain(data) -> dict:
     return json.loads(json.dumps(data, cls=DjangoJSONEncoder))
 
 
-def entry_committed(
-    *, game_id: int, seq: int, notifications: list[dict], current: engine.Game, users: dict
-) -> None:
+def entry_message(
+    *, seq: int, notifications: list[dict], current: engine.Game, clock: dict
+) -> dict:
+    """The channel-layer message for a log entry, taken at the state right after it."""
+    return {
+        "type": "game.entry",
+        "seq": seq,
+        "clock": _plain(clock),
+        "notifications": notifications,
+        "public": engine.public_view(current),
+        "active_seat": current.current_player(),
+        "legal": [engine.encode_action(a) for a in current.legal_actions()],
+    }
+
+
+def entry_committed(*, game_id: int, message: dict, users: dict) -> None:
     """A log entry committed: tell the game's sockets, and the next player's user sockets."""
-    active = current.current_player()
-    _send(
-        game_group(game_id),
-        {
-            "type": "game.entry",
-            "seq": seq,
-            "notifications": notifications,
-            "public": engine.public_view(current),
-            "active_seat": active,
-            "legal": [engine.encode_action(a) for a in current.legal_actions()],
-        },
-    )
+    _send(game_group(game_id), message)
+    active = message["active_seat"]
     if active is not None and active in users:
         _send(
-            user_group(users[active]), {"type": "user.your_turn", "game": game_id, "version": seq}
+            user_group(users[active]),
+            {"type": "user.your_turn", "game": game_id, "version": message["seq"]},
         )
 
 

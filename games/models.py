@@ -8,6 +8,8 @@ Log rows are never updated or deleted: the model refuses, and database triggers 
 
 from __future__ import annotations
 
+from datetime import timedelta
+
 from django.conf import settings
 from django.db import models
 
@@ -69,6 +71,7 @@ class Game(models.Model):
     pickup_before_movement = models.BooleanField(default=False)
     movement = models.CharField(max_length=10, choices=MOVEMENTS, default="normal")
     clock = models.CharField(max_length=4, choices=Clock.choices, default=Clock.NONE)
+    turn_seconds = models.PositiveIntegerField(null=True, blank=True)  # from the clock preset
     deadline1_at = models.DateTimeField(null=True, blank=True)  # D4 wall-clock deadlines
     deadline2_at = models.DateTimeField(null=True, blank=True)
 
@@ -83,6 +86,13 @@ class Game(models.Model):
     active_seat = models.PositiveSmallIntegerField(null=True, blank=True)
     finished_at = models.DateTimeField(null=True, blank=True)
     result = models.JSONField(null=True, blank=True)
+
+    # clocks (K1, D4): when the turn began, which deadlines the log holds, and the next moment
+    # the deadline sweep must look at this game (NULL: nothing due, ever, as things stand)
+    turn_number = models.PositiveIntegerField(default=0)
+    turn_started_at = models.DateTimeField(null=True, blank=True)
+    deadlines_reached = models.PositiveSmallIntegerField(default=0)
+    next_deadline_at = models.DateTimeField(null=True, blank=True, db_index=True)
 
     class Meta:
         indexes = [models.Index(fields=["status", "visibility"])]
@@ -113,8 +123,23 @@ class Game(models.Model):
         )
 
     @property
-    def turn_seconds(self) -> int | None:
-        return CLOCK_SECONDS[Clock(self.clock)]
+    def turn_deadline_at(self):
+        """When the player to move runs out of time (K1), or None."""
+        if self.status != self.Status.PLAYING or not self.turn_seconds or not self.turn_started_at:
+            return None
+        return self.turn_started_at + timedelta(seconds=self.turn_seconds)
+
+    def compute_next_deadline(self):
+        """The earliest of the turn's deadline and the wall-clock deadlines not yet reached."""
+        if self.status != self.Status.PLAYING:
+            return None
+        due = [self.turn_deadline_at]
+        if self.deadlines_reached < 1:
+            due.append(self.deadline1_at)
+        if self.deadlines_reached < 2:
+            due.append(self.deadline2_at)
+        due = [when for when in due if when is not None]
+        return min(due) if due else None
 
     @property
     def over(self) -> bool:

@@ -64,6 +64,7 @@ def game_summary(game: Game, *, user=None) -> dict:
         "finished_at": game.finished_at,
         "version": game.version,
         "active_seat": game.active_seat,
+        "clock_state": clock_of(game),
         "seats": [
             {
                 "seat": seat.seat,
@@ -87,6 +88,16 @@ def game_summary(game: Game, *, user=None) -> dict:
         if game.created_by_id == user.pk and game.visibility == Game.Visibility.INVITE:
             summary["invite_code"] = game.invite_code
     return summary
+
+
+def clock_of(game: Game) -> dict:
+    """What a client needs to show the clocks (K1, D4): when the player to move runs out of
+    time, and how many of the table's deadlines the log holds."""
+    return {
+        "turn_started_at": game.turn_started_at,
+        "turn_deadline_at": game.turn_deadline_at,
+        "deadlines_reached": game.deadlines_reached,
+    }
 
 
 def game_detail(*, game: Game, user) -> dict:
@@ -114,6 +125,15 @@ def entry_response(game: Game, current: engine.Game, entry: GameEntry, seat: int
         "version": game.version,
         "notifications": entry.notifications,
         "view": engine.player_view(current, seat),
+        "clock_state": _json_safe(clock_of(game)),
+    }
+
+
+def _json_safe(data: dict) -> dict:
+    """Stored in a JSONField: datetimes as the API renders them."""
+    return {
+        k: v.isoformat().replace("+00:00", "Z") if hasattr(v, "isoformat") else v
+        for k, v in data.items()
     }
 
 

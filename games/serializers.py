@@ -74,6 +74,14 @@ class GamesQuerySerializer(serializers.Serializer):
 # ---------------------------------------------------------------------------------- responses
 
 
+class ClockStateSerializer(serializers.Serializer):
+    turn_started_at = serializers.DateTimeField(allow_null=True)
+    turn_deadline_at = serializers.DateTimeField(
+        allow_null=True, help_text="when the player to move runs out of time; null: no limit"
+    )
+    deadlines_reached = serializers.IntegerField(help_text="0, 1 or 2 (D1–D4)")
+
+
 class SeatSerializer(serializers.Serializer):
     seat = serializers.IntegerField(allow_null=True, help_text="play order; null until start")
     join_order = serializers.IntegerField()
@@ -96,6 +104,7 @@ class GameSummarySerializer(serializers.Serializer):
     finished_at = serializers.DateTimeField(allow_null=True)
     version = serializers.IntegerField()
     active_seat = serializers.IntegerField(allow_null=True)
+    clock_state = ClockStateSerializer()
     seats = SeatSerializer(many=True)
     rules_version = serializers.CharField(allow_null=True)
     seed_commitment = serializers.CharField(allow_null=True, help_text="H2: sha256 of the seed")
@@ -117,6 +126,7 @@ class MoveResponseSerializer(serializers.Serializer):
     version = serializers.IntegerField()
     notifications = serializers.ListField(child=serializers.DictField())
     view = serializers.DictField()
+    clock_state = ClockStateSerializer()
 
 
 class LegalActionsSerializer(serializers.Serializer):

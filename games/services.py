@@ -12,11 +12,11 @@ import secrets
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
-from django.db import IntegrityError, transaction
+from django.db import IntegrityError, connection, transaction
 from django.utils import timezone
 
 from games import engine, events, selectors, state
-from games.models import ChatMessage, Clock, Game, GameEntry, Seat
+from games.models import CLOCK_SECONDS, ChatMessage, Clock, Game, GameEntry, Seat
 from games.selectors import entry_response
 from taxi_project.api_errors import ApiError, Conflict, Forbidden, NotFound, TooManyRequests
 
@@ -51,6 +51,7 @@ def table_create(
             visibility=visibility,
             invite_code=secrets.token_urlsafe(12) if visibility == Game.Visibility.INVITE else "",
             clock=clock,
+            turn_seconds=CLOCK_SECONDS[Clock(clock)],
             deadline1_at=deadline1_at,
             deadline2_at=deadline2_at,
         )
@@ -139,16 +140,29 @@ def _game_start(game: Game) -> None:
     GameEntry.objects.create(game=game, seq=0, action=None, notifications=notifications)
     _summarise(game, started, version=0)
     game.save()
-    _committed(game.pk, 0, notifications, started)
+    _committed(game, 0, notifications, started)
+
+
+SUMMARY_FIELDS = [
+    "version", "active_seat", "status", "finished_at", "result", "turn_number",
+    "turn_started_at", "deadlines_reached", "next_deadline_at",
+]  # fmt: skip
 
 
 def _summarise(game: Game, current: engine.Game, *, version: int) -> None:
+    """The game row's summary of its log after `current`; a new turn restarts the clock."""
+    now = timezone.now()
     game.version = version
     game.active_seat = current.current_player()
+    if current.turn != game.turn_number or game.turn_started_at is None:
+        game.turn_number = current.turn
+        game.turn_started_at = now
+    game.deadlines_reached = current.deadline
     if current.over:
         game.status = Game.Status.ABORTED if current.aborted else Game.Status.FINISHED
-        game.finished_at = timezone.now()
+        game.finished_at = now
         game.result = current.result
+    game.next_deadline_at = game.compute_next_deadline()
 
 
 # ---------------------------------------------------------------------------------- moves
@@ -244,20 +258,25 @@ def _append(
             entry.save()
     except IntegrityError:
         raise Conflict("Another action was accepted first.", code="stale_version") from None
-    game.save(update_fields=["version", "active_seat", "status", "finished_at", "result"])
-    _committed(game.pk, seq, notifications, current)
+    game.save(update_fields=SUMMARY_FIELDS)
+    _committed(game, seq, notifications, current)
     return entry
 
 
-def _committed(game_id: int, seq: int, notifications: list[dict], current: engine.Game) -> None:
-    """Once the entry is committed: keep its state, push it to the sockets."""
+def _committed(game: Game, seq: int, notifications: list[dict], current: engine.Game) -> None:
+    """Once the entry is committed: keep its state, push it to the sockets. Both are taken
+    now, as `current` may be played on before the commit (a deadline and a timeout)."""
+    snapshot = current.clone()
+    push = events.entry_message(
+        seq=seq, notifications=notifications, current=current, clock=selectors.clock_of(game)
+    )
+
+    game_id = game.pk
 
     def after_commit():
-        state.remember(game_id, seq, current)
+        state.remember(game_id, seq, snapshot)
         users = dict(Seat.objects.filter(game_id=game_id).values_list("seat", "user_id"))
-        events.entry_committed(
-            game_id=game_id, seq=seq, notifications=notifications, current=current, users=users
-        )
+        events.entry_committed(game_id=game_id, message=push, users=users)
 
     transaction.on_commit(after_commit)
 
@@ -320,3 +339,64 @@ def chat_hide(*, message_id: int, moderator, reason: str = "") -> ChatMessage:
                 lambda: events.chat_hidden(game_id=game_id, message_id=message_id)
             )
     return message
+
+
+# ---------------------------------------------------------------------------------- clocks
+
+
+def deadline_fire(*, game_id: int, version: int | None = None) -> list[GameEntry]:
+    """Append what the clock says is due: a table's wall-clock deadline (D4), then a timeout of
+    the player to move, played by the autopilot (K2; the third in a row makes a zombie, K3).
+    Idempotent: nothing happens if the game moved on from `version` or nothing is due."""
+    with transaction.atomic():
+        game = _locked_game(game_id)
+        if version is not None and game.version != version:
+            return []
+        return _fire_locked(game)
+
+
+def deadlines_sweep(*, limit: int = 1000) -> int:
+    """Fire every due deadline, one game per transaction. Games are claimed with SKIP LOCKED,
+    so several workers share the work and a game being moved is left for the next tick; a
+    worker that dies mid-game rolls back and the game stays due. Returns games handled."""
+    handled = 0
+    skip_locked = connection.features.has_select_for_update_skip_locked
+    while handled < limit:
+        with transaction.atomic():
+            due = Game.objects.filter(
+                status=Game.Status.PLAYING, next_deadline_at__lte=timezone.now()
+            ).order_by("next_deadline_at")
+            game = due.select_for_update(skip_locked=skip_locked).first()
+            if game is None:
+                break
+            _fire_locked(game)
+        handled += 1
+    return handled
+
+
+def _fire_locked(game: Game) -> list[GameEntry]:
+    if game.status != Game.Status.PLAYING:
+        return []
+    now = timezone.now()
+    appended: list[GameEntry] = []
+    current = None
+    reached = [
+        number
+        for number, when in ((1, game.deadline1_at), (2, game.deadline2_at))
+        if when is not None and when <= now and game.deadlines_reached < number
+    ]
+    if reached:
+        current = state.state_for(game)
+        action = engine.Deadline(max(reached))  # the 2nd reaches the 1st too (D4)
+        if current.deadline < action.number:
+            appended.append(_append(game, current, action, current.apply(action)))
+    turn_deadline = game.turn_deadline_at
+    if game.status == Game.Status.PLAYING and turn_deadline is not None and turn_deadline <= now:
+        current = current or state.state_for(game)
+        action = engine.Timeout(current.current_player())
+        appended.append(_append(game, current, action, current.apply(action)))
+    if not appended:  # a stale schedule: look again when something is really due
+        game.deadlines_reached = max(game.deadlines_reached, max(reached, default=0))
+        game.next_deadline_at = game.compute_next_deadline()
+        game.save(update_fields=["deadlines_reached", "next_deadline_at"])
+    return appended

@@ -62,3 +62,13 @@ def autopilot_choice(game_id: int) -> dict:
     data = engine.encode_action(action)
     del data["seat"]
     return data
+
+
+def play_turn(game_id: int, by_seat: dict) -> None:
+    """The player to move plays a whole turn over HTTP (sensible moves, one request each)."""
+    game = Game.objects.get(pk=game_id)
+    seat, turn = game.active_seat, game.turn_number
+    while game.status == "playing" and game.turn_number == turn:
+        response = by_seat[seat].move(game_id, autopilot_choice(game_id), game.version)
+        assert response.status_code == 201, response.json()
+        game = Game.objects.get(pk=game_id)

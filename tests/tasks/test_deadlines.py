@@ -1,0 +1,192 @@
+"""Turn clocks (K1–K3) and wall-clock deadlines (D4) with frozen time: the sweep, the service
+it calls, idempotency and the clock shown to clients."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+import pytest
+import time_machine
+from django.utils import timezone
+
+from games import services, tasks
+from games.models import Game, GameEntry
+from tests.players import autopilot_choice, play_turn, seat_players, start_game
+
+START = timezone.now().replace(microsecond=0) + timedelta(days=1)
+
+
+@pytest.fixture
+def clock():
+    with time_machine.travel(START, tick=False) as traveller:
+        yield traveller
+
+
+def types(entry: GameEntry) -> list[str]:
+    return [n["type"] for n in entry.notifications]
+
+
+def last_entry(game_id: int) -> GameEntry:
+    return GameEntry.objects.filter(game_id=game_id).order_by("-seq").first()
+
+
+def test_K1_a_started_game_shows_when_the_turn_runs_out(make_player, clock):
+    players = [make_player(), make_player()]
+    game_id = start_game(players, clock="1m")
+    game = Game.objects.get(pk=game_id)
+    assert game.turn_seconds == 60
+    assert game.turn_deadline_at == START + timedelta(seconds=60) == game.next_deadline_at
+    detail = players[0].get(f"/api/v1/games/{game_id}").json()
+    assert detail["clock_state"]["turn_deadline_at"].startswith(
+        (START + timedelta(seconds=60)).strftime("%Y-%m-%dT%H:%M:%S")
+    )
+
+
+def test_K1_no_clock_means_nothing_is_ever_due(make_player, clock):
+    game_id = start_game([make_player(), make_player()])
+    assert Game.objects.get(pk=game_id).next_deadline_at is None
+    clock.shift(timedelta(days=30))
+    assert services.deadlines_sweep() == 0
+
+
+def test_K2_nothing_happens_before_the_limit_then_the_autopilot_plays_the_turn(
+    make_player, clock
+):
+    players = [make_player(), make_player()]
+    game_id = start_game(players, clock="1m")
+    seat = Game.objects.get(pk=game_id).active_seat
+    clock.shift(timedelta(seconds=59))
+    assert tasks.sweep_deadlines() == 0
+    clock.shift(timedelta(seconds=2))
+    assert tasks.sweep_deadlines() == 1
+    entry = last_entry(game_id)
+    assert entry.seq == 1 and entry.action == {"type": "timeout", "seat": seat}
+    assert entry.actor is None
+    assert types(entry)[0] == "turn_timed_out" and "turn_ended" in types(entry)
+    game = Game.objects.get(pk=game_id)
+    assert game.active_seat == 1 - seat
+    assert game.turn_deadline_at == START + timedelta(seconds=61 + 60)  # a fresh clock
+
+
+def test_K2_a_late_or_duplicate_sweep_does_nothing(make_player, clock):
+    players = [make_player(), make_player()]
+    game_id = start_game(players, clock="1m")
+    clock.shift(timedelta(seconds=61))
+    assert services.deadlines_sweep() == 1
+    assert services.deadlines_sweep() == 0
+    assert services.deadline_fire(game_id=game_id, version=0) == []  # the game moved on
+    assert services.deadline_fire(game_id=game_id) == []  # nothing is due
+    assert GameEntry.objects.filter(game_id=game_id).count() == 2
+
+
+def test_K2_moves_keep_the_clock_of_a_turn_and_a_new_turn_restarts_it(make_player, clock):
+    players = [make_player(), make_player()]
+    game_id = start_game(players, clock="1m", movement="fast")
+    by_seat = seat_players(game_id, players)
+    game = Game.objects.get(pk=game_id)
+    clock.shift(timedelta(seconds=30))
+    by_seat[game.active_seat].move(game_id, {"type": "step", **_first_step(game_id)}, 0)
+    assert Game.objects.get(pk=game_id).turn_started_at == START  # same turn, same clock
+    play_turn(game_id, by_seat)
+    assert Game.objects.get(pk=game_id).turn_started_at == START + timedelta(seconds=30)
+
+
+def _first_step(game_id):
+    action = autopilot_choice(game_id)
+    return {"to": action["to"]} if action["type"] == "step" else {}
+
+
+def test_K3_three_timeouts_in_a_row_make_a_zombie_whose_turns_are_played_at_once(
+    make_player, clock
+):
+    players = [make_player(), make_player()]
+    game_id = start_game(players, clock="30s")
+    by_seat = seat_players(game_id, players)
+    absent = Game.objects.get(pk=game_id).active_seat
+    for _ in range(3):
+        clock.shift(timedelta(seconds=31))
+        assert services.deadlines_sweep() == 1  # the absent player's turn
+        if Game.objects.get(pk=game_id).status != "playing":
+            break
+        play_turn(game_id, by_seat)
+    zombified = [
+        n
+        for e in GameEntry.objects.filter(game_id=game_id)
+        for n in e.notifications
+        if n["type"] == "seat_zombified"
+    ]
+    assert zombified == [{"type": "seat_zombified", "seat": absent, "reason": "timeouts"}]
+    for _ in range(5):  # from now on the game never waits on the zombie
+        game = Game.objects.get(pk=game_id)
+        if game.status != "playing":
+            break
+        assert game.active_seat != absent
+        play_turn(game_id, by_seat)
+
+
+def test_D4_a_wall_clock_deadline_is_recorded_and_raises_the_allowance_under_fast(
+    make_player, clock
+):
+    players = [make_player(), make_player()]
+    game_id = start_game(
+        players, movement="fast", deadline1_at=START + timedelta(hours=1),
+        deadline2_at=START + timedelta(hours=2),
+    )  # fmt: skip
+    assert Game.objects.get(pk=game_id).next_deadline_at == START + timedelta(hours=1)
+    clock.shift(timedelta(hours=1, seconds=1))
+    assert services.deadlines_sweep() == 1
+    entry = last_entry(game_id)
+    assert entry.action == {"type": "deadline", "number": 1}
+    assert entry.notifications == [{"type": "deadline_reached", "number": 1, "cause": "clock"}]
+    view = players[0].get(f"/api/v1/games/{game_id}").json()["view"]
+    assert view["allowance"] == 3 and view["deadlines_reached"] == 1
+    game = Game.objects.get(pk=game_id)
+    assert game.deadlines_reached == 1 and game.next_deadline_at == START + timedelta(hours=2)
+    clock.shift(timedelta(hours=1))
+    assert services.deadlines_sweep() == 1
+    assert players[0].get(f"/api/v1/games/{game_id}").json()["view"]["allowance"] == 4
+    assert Game.objects.get(pk=game_id).next_deadline_at is None
+
+
+def test_D4_when_both_have_passed_the_second_reaches_the_first_in_one_entry(make_player, clock):
+    players = [make_player(), make_player()]
+    game_id = start_game(
+        players, movement="faster", deadline1_at=START + timedelta(minutes=1),
+        deadline2_at=START + timedelta(minutes=2),
+    )  # fmt: skip
+    clock.shift(timedelta(minutes=5))
+    assert services.deadlines_sweep() == 1
+    assert [n["number"] for n in last_entry(game_id).notifications] == [1, 2]
+
+
+def test_D4_and_K2_due_together_are_both_applied(make_player, clock):
+    players = [make_player(), make_player()]
+    game_id = start_game(
+        players, movement="fast", clock="1m", deadline1_at=START + timedelta(seconds=30)
+    )
+    clock.shift(timedelta(minutes=2))
+    assert services.deadlines_sweep() == 1
+    actions = [e.action["type"] for e in GameEntry.objects.filter(game_id=game_id, seq__gte=1)]
+    assert actions == ["deadline", "timeout"]
+
+
+def test_the_sweep_handles_every_due_game_once(make_player, clock):
+    due = [start_game([make_player(), make_player()], clock="1m") for _ in range(5)]
+    later = start_game([make_player(), make_player()], clock="1h")
+    clock.shift(timedelta(minutes=2))
+    assert services.deadlines_sweep() == 5
+    for game_id in due:
+        assert GameEntry.objects.filter(game_id=game_id).count() == 2
+    assert GameEntry.objects.filter(game_id=later).count() == 1
+
+
+def test_finished_games_are_never_due(make_player, clock):
+    players = [make_player(), make_player()]
+    game_id = start_game(players, clock="1m")
+    by_seat = seat_players(game_id, players)
+    by_seat[0].move(game_id, {"type": "resign"}, 0)
+    by_seat[1].move(game_id, {"type": "resign"}, Game.objects.get(pk=game_id).version)
+    game = Game.objects.get(pk=game_id)
+    assert game.status == "finished" and game.next_deadline_at is None
+    clock.shift(timedelta(hours=1))
+    assert services.deadlines_sweep() == 0
