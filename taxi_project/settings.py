@@ -87,6 +87,10 @@ DATABASES = {
     )
 }
 
+if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
+    # One test database per test process, so two runs on one server never drop each other's.
+    DATABASES["default"]["TEST"] = {"NAME": f"test_{DATABASES['default']['NAME']}_{os.getpid()}"}
+
 if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     # Take the write lock when a transaction begins, so concurrent moves queue up rather than
     # failing half-way with "database is locked" (PostgreSQL uses SELECT … FOR UPDATE).
