@@ -11,6 +11,9 @@ class User(AbstractUser):
     """
 
     display_name = models.CharField(max_length=50, blank=True)
+    email_on_turn = models.BooleanField(
+        default=False, help_text="E-mail me when a game waits on my move."
+    )
     suspended_until = models.DateTimeField(
         null=True,
         blank=True,

@@ -97,6 +97,9 @@ class CredentialsSerializer(serializers.Serializer):
 class ProfileUpdateSerializer(serializers.Serializer):
     display_name = DisplayNameField(required=False)
     email = serializers.EmailField(required=False, allow_blank=True, max_length=254)
+    email_on_turn = serializers.BooleanField(
+        required=False, help_text="E-mail me when a game waits on my move (needs an e-mail)."
+    )
 
 
 class PasswordChangeSerializer(serializers.Serializer):
@@ -116,7 +119,7 @@ class PasswordChangeSerializer(serializers.Serializer):
 class ProfileSerializer(serializers.ModelSerializer):
     class Meta:
         model = User
-        fields = ["id", "username", "display_name", "email", "date_joined"]
+        fields = ["id", "username", "display_name", "email", "email_on_turn", "date_joined"]
         read_only_fields = fields
 
 

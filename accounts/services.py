@@ -62,10 +62,17 @@ def user_logout(*, request: Request) -> None:
 
 
 def user_profile_update(
-    *, user: User, display_name: str | None = None, email: str | None = None
+    *,
+    user: User,
+    display_name: str | None = None,
+    email: str | None = None,
+    email_on_turn: bool | None = None,
 ) -> User:
     """Change the fields given (None leaves a field as it is)."""
     changed = []
+    if email_on_turn is not None:
+        user.email_on_turn = email_on_turn
+        changed.append("email_on_turn")
     if display_name is not None:
         user.display_name = display_name
         changed.append("display_name")

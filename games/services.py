@@ -8,6 +8,7 @@ happen. Refusals are `taxi_project.api_errors` classes with stable codes; engine
 
 from __future__ import annotations
 
+import logging
 import secrets
 from dataclasses import dataclass
 from datetime import datetime, timedelta
@@ -19,6 +20,8 @@ from games import engine, events, selectors, state
 from games.models import CLOCK_SECONDS, ChatMessage, Clock, Game, GameEntry, Seat
 from games.selectors import entry_response
 from taxi_project.api_errors import ApiError, Conflict, Forbidden, NotFound, TooManyRequests
+
+log = logging.getLogger(__name__)
 
 # ---------------------------------------------------------------------------------- tables
 
@@ -277,8 +280,51 @@ def _committed(game: Game, seq: int, notifications: list[dict], current: engine.
         state.remember(game_id, seq, snapshot)
         users = dict(Seat.objects.filter(game_id=game_id).values_list("seat", "user_id"))
         events.entry_committed(game_id=game_id, message=push, users=users)
+        if new_turn is not None and new_turn in users:
+            _turn_email_schedule(user_id=users[new_turn], game_id=game_id, version=seq)
+
+    active = push["active_seat"]
+    starts = {"type": "turn_started", "seat": active}
+    new_turn = active if any(n.items() >= starts.items() for n in notifications) else None
 
     transaction.on_commit(after_commit)
+
+
+def _turn_email_schedule(*, user_id: int, game_id: int, version: int) -> None:
+    """A turn began for this user: queue the e-mail if they asked for it."""
+    from accounts.models import User
+    from games import tasks
+
+    wants = User.objects.filter(pk=user_id, email_on_turn=True).exclude(email="").exists()
+    if wants:
+        try:
+            tasks.email_your_turn.delay(user_id, game_id, version)
+        except Exception:  # the broker is down: the socket and the game list still tell them
+            log.exception("could not queue the turn e-mail for game %s", game_id)
+
+
+def turn_email_send(*, user_id: int, game_id: int, version: int) -> bool:
+    """Send "your turn" if the game still waits on this user at `version`."""
+    from django.conf import settings
+    from django.core.mail import send_mail
+
+    from accounts.models import User
+
+    game = Game.objects.filter(pk=game_id, version=version, status=Game.Status.PLAYING).first()
+    user = User.objects.filter(pk=user_id, email_on_turn=True).exclude(email="").first()
+    if game is None or user is None:
+        return False
+    if not Seat.objects.filter(game=game, user=user, seat=game.active_seat).exists():
+        return False
+    deadline = game.turn_deadline_at
+    lines = [
+        f"Hello {user}, game {game.pk} of Bahama Taxi waits on your move.",
+        f"Play: {settings.SITE_URL}/games/{game.pk}",
+    ]
+    if deadline is not None:
+        lines.append(f"Your time runs out at {deadline:%Y-%m-%d %H:%M} UTC.")
+    send_mail(f"Your turn in game {game.pk}", "\n".join(lines), None, [user.email])
+    return True
 
 
 def _announce_table(game_id: int) -> None:

@@ -120,6 +120,13 @@ STATIC_ROOT = VAR_DIR / "static"
 
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
+# "Your turn" e-mails: printed to the console unless a real backend is configured.
+EMAIL_BACKEND = os.environ.get("EMAIL_BACKEND", "django.core.mail.backends.console.EmailBackend")
+EMAIL_HOST = os.environ.get("EMAIL_HOST", "localhost")
+EMAIL_PORT = int(os.environ.get("EMAIL_PORT", "25"))
+DEFAULT_FROM_EMAIL = os.environ.get("DEFAULT_FROM_EMAIL", "Bahama Taxi <noreply@localhost>")
+SITE_URL = os.environ.get("SITE_URL", "http://127.0.0.1:8000")
+
 # --- The API -----------------------------------------------------------------------------------
 REST_FRAMEWORK = {
     # Mobile clients send "Authorization: Token <key>"; browsers use the session cookie.

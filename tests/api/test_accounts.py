@@ -108,7 +108,14 @@ def test_signup_returns_the_profile_and_a_token_that_works(anon, db):
     assert body["user"]["username"] == "ben"
     assert body["user"]["display_name"] == "Ben"
     assert body["user"]["email"] == "b@x.io"
-    assert set(body["user"]) == {"id", "username", "display_name", "email", "date_joined"}
+    assert set(body["user"]) == {
+        "id",
+        "username",
+        "display_name",
+        "email",
+        "email_on_turn",
+        "date_joined",
+    }
     me = token_client(body["token"]).get(ME)
     assert me.status_code == 200
     assert me.json() == body["user"]
@@ -280,6 +287,7 @@ def test_me_returns_the_profile(ana):
         "username": "ana",
         "display_name": "Ana",
         "email": "",
+        "email_on_turn": False,
         "date_joined": body["date_joined"],
     }
     assert body["date_joined"].endswith("Z")
