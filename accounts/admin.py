@@ -1,9 +1,18 @@
 from django.contrib import admin
 from django.contrib.auth.admin import UserAdmin as BaseUserAdmin
+from django.urls import reverse
 from django.utils import timezone
+from django.utils.html import format_html
 
 from accounts.models import User
 from accounts.selectors import banned_q, suspended_q
+from games import moderation
+from games.admin_moderation import (
+    UserModerationForm,
+    moderation_url,
+    moderation_view,
+    suspension_end,
+)
 
 
 class AccessListFilter(admin.SimpleListFilter):
@@ -30,9 +39,14 @@ class AccessListFilter(admin.SimpleListFilter):
 class UserAdmin(BaseUserAdmin):
     fieldsets = (
         *BaseUserAdmin.fieldsets,
-        ("Profile", {"fields": ("display_name",)}),
-        ("Moderation", {"fields": ("suspended_until", "banned_at", "moderation_reason")}),
+        ("Profile", {"fields": ("display_name", "email_on_turn")}),
+        (
+            "Moderation",
+            {"fields": ("moderate", "suspended_until", "banned_at", "moderation_reason")},
+        ),
     )
+    # changed only through the Moderate page, which records who, when and why
+    readonly_fields = ("moderate", "suspended_until", "banned_at", "moderation_reason")
     add_fieldsets = (*BaseUserAdmin.add_fieldsets, ("Profile", {"fields": ("display_name",)}))
     list_display = ("username", "display_name", "email", "is_staff", "suspended_until", "banned_at")
     list_filter = (
@@ -42,3 +56,33 @@ class UserAdmin(BaseUserAdmin):
         "banned_at",
     )
     search_fields = ("username", "display_name", "email")
+
+    @admin.display(description="moderate")
+    def moderate(self, user):
+        if user.pk is None:
+            return ""
+        url = reverse("admin:accounts_user_moderate", args=[user.pk])
+        return format_html('<a href="{}">Suspend, ban or lift…</a>', url)
+
+    def get_urls(self):
+        return [moderation_url(self, "moderate", self.moderate_view), *super().get_urls()]
+
+    def moderate_view(self, request, object_id):
+        def perform(moderator, user, data):
+            reason = data["reason"]
+            if data["action"] == "suspend":
+                until = suspension_end(data["hours"])
+                moderation.user_suspend(
+                    moderator=moderator, user_id=user.pk, until=until, reason=reason
+                )
+            elif data["action"] == "ban":
+                moderation.user_ban(moderator=moderator, user_id=user.pk, reason=reason)
+            else:
+                moderation.user_lift(moderator=moderator, user_id=user.pk, reason=reason)
+
+        return moderation_view(
+            self, request, object_id, form_class=UserModerationForm, title="Moderate player",
+            perform=perform,
+            summary="Suspended and banned players are refused at login, in the API and on "
+            "WebSockets; their running seats go to the autopilot.",
+        )  # fmt: skip

@@ -1,8 +1,35 @@
-"""Admin for games. The log is read-only here for everyone, superusers included (STYLE 2)."""
+"""Admin for games, the log, chat, reports and the moderators' audit log.
+
+The log and the audit log are read-only here for everyone, superusers included (STYLE 2).
+Moderation happens on the pages of games/admin_moderation.py, each recording who, when, what
+and why.
+"""
 
 from django.contrib import admin
+from django.urls import reverse
+from django.utils.html import format_html
 
-from games.models import Game, GameEntry, Seat
+from games import moderation
+from games.admin_moderation import (
+    GameModerationForm,
+    ReasonForm,
+    moderation_url,
+    moderation_view,
+)
+from games.models import ChatMessage, Game, GameEntry, ModerationAction, Report, Seat
+
+
+class ReadOnlyAdmin(admin.ModelAdmin):
+    """Seen, never edited here: changes go through services that keep the records."""
+
+    def has_add_permission(self, request, obj=None):
+        return False
+
+    def has_change_permission(self, request, obj=None):
+        return False
+
+    def has_delete_permission(self, request, obj=None):
+        return False
 
 
 class SeatInline(admin.TabularInline):
@@ -14,38 +41,126 @@ class SeatInline(admin.TabularInline):
     def has_add_permission(self, request, obj=None):
         return False
 
-    def has_delete_permission(self, request, obj=None):
-        return False
-
-
-@admin.register(Game)
-class GameAdmin(admin.ModelAdmin):
-    list_display = ("id", "status", "players", "movement", "clock", "version", "created_at")
-    list_filter = ("status", "visibility", "movement", "players", "clock")
-    search_fields = ("id", "seats__user__username")
-    readonly_fields = [f.name for f in Game._meta.fields if f.name != "seed"]
-    exclude = ("seed",)  # secret while the game runs (H1)
-    inlines = [SeatInline]
-
-    def has_add_permission(self, request):
-        return False
-
-    def has_delete_permission(self, request, obj=None):
-        return False
-
-
-@admin.register(GameEntry)
-class GameEntryAdmin(admin.ModelAdmin):
-    list_display = ("game", "seq", "actor", "seat", "created_at")
-    list_filter = ("created_at",)
-    search_fields = ("game__id",)
-    readonly_fields = [f.name for f in GameEntry._meta.fields]
-
-    def has_add_permission(self, request):
-        return False
-
     def has_change_permission(self, request, obj=None):
         return False
 
     def has_delete_permission(self, request, obj=None):
         return False
+
+
+@admin.register(Game)
+class GameAdmin(ReadOnlyAdmin):
+    list_display = ("id", "status", "players", "movement", "clock", "version", "created_at")
+    list_filter = ("status", "visibility", "movement", "players", "clock")
+    search_fields = ("id", "seats__user__username")
+    readonly_fields = ["links", *(f.name for f in Game._meta.fields if f.name != "seed")]
+    exclude = ("seed",)  # secret while the game runs (H1); the replay viewer marks it
+    inlines = [SeatInline]
+
+    @admin.display(description="moderation")
+    def links(self, game):
+        replay = reverse("admin:games_game_replay", args=[game.pk])
+        moderate = reverse("admin:games_game_moderate", args=[game.pk])
+        return format_html('<a href="{}">Replay</a> · <a href="{}">Moderate</a>', replay, moderate)
+
+    def get_urls(self):
+        from games.admin_replay import replay_urls
+
+        return [
+            *replay_urls(self),
+            moderation_url(self, "moderate", self.moderate_view),
+            *super().get_urls(),
+        ]
+
+    def moderate_view(self, request, object_id):
+        def perform(moderator, game, data):
+            reason = data["reason"]
+            if data["action"] == "abort":
+                moderation.game_abort(moderator=moderator, game_id=game.pk, reason=reason)
+            elif data["action"] == "zombify":
+                moderation.seat_zombify(
+                    moderator=moderator, game_id=game.pk, seat=data["seat"], reason=reason
+                )
+            else:
+                moderation.seat_restore(
+                    moderator=moderator, game_id=game.pk, seat=data["seat"], reason=reason
+                )
+
+        return moderation_view(
+            self, request, object_id, form_class=GameModerationForm, title="Moderate game",
+            perform=perform,
+        )  # fmt: skip
+
+
+@admin.register(GameEntry)
+class GameEntryAdmin(ReadOnlyAdmin):
+    list_display = ("game", "seq", "actor", "seat", "created_at")
+    list_filter = ("created_at",)
+    search_fields = ("game__id",)
+    readonly_fields = [f.name for f in GameEntry._meta.fields]
+
+
+@admin.register(ChatMessage)
+class ChatMessageAdmin(ReadOnlyAdmin):
+    list_display = ("created_at", "game", "author", "text", "hidden_at", "hide_link")
+    list_filter = (("hidden_at", admin.EmptyFieldListFilter), "created_at")
+    search_fields = ("text", "author__username", "game__id")
+    readonly_fields = [f.name for f in ChatMessage._meta.fields]
+
+    @admin.display(description="")
+    def hide_link(self, message):
+        if message.hidden_at is not None:
+            return "hidden"
+        url = reverse("admin:games_chatmessage_hide", args=[message.pk])
+        return format_html('<a href="{}">Hide</a>', url)
+
+    def get_urls(self):
+        return [moderation_url(self, "hide", self.hide_view), *super().get_urls()]
+
+    def hide_view(self, request, object_id):
+        def perform(moderator, message, data):
+            moderation.chat_message_hide(
+                moderator=moderator, message_id=message.pk, reason=data["reason"]
+            )
+
+        return moderation_view(
+            self, request, object_id, form_class=ReasonForm, title="Hide message",
+            perform=perform,
+        )  # fmt: skip
+
+
+@admin.register(Report)
+class ReportAdmin(ReadOnlyAdmin):
+    list_display = ("id", "status", "created_at", "game", "reporter", "reported_user", "close")
+    list_filter = ("status", "created_at")
+    search_fields = ("reason", "reporter__username", "reported_user__username")
+    readonly_fields = [f.name for f in Report._meta.fields]
+
+    @admin.display(description="")
+    def close(self, report):
+        if report.status == Report.Status.CLOSED:
+            return "closed"
+        url = reverse("admin:games_report_close", args=[report.pk])
+        return format_html('<a href="{}">Close with a note</a>', url)
+
+    def get_urls(self):
+        return [moderation_url(self, "close", self.close_view), *super().get_urls()]
+
+    def close_view(self, request, object_id):
+        def perform(moderator, report, data):
+            moderation.report_close(
+                moderator=moderator, report_id=report.pk, resolution=data["reason"]
+            )
+
+        return moderation_view(
+            self, request, object_id, form_class=ReasonForm, title="Close report",
+            perform=perform,
+        )  # fmt: skip
+
+
+@admin.register(ModerationAction)
+class ModerationActionAdmin(ReadOnlyAdmin):
+    list_display = ("created_at", "moderator", "kind", "game", "user", "reason")
+    list_filter = ("kind", "created_at", "moderator")
+    search_fields = ("reason", "moderator__username", "user__username")
+    readonly_fields = [f.name for f in ModerationAction._meta.fields]

@@ -8,7 +8,7 @@ from rest_framework.pagination import LimitOffsetPagination
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from games import engine, selectors, services
+from games import engine, moderation, selectors, services
 from games.serializers import (
     ChatMessageSerializer,
     ErrorSerializer,
@@ -20,6 +20,8 @@ from games.serializers import (
     LogQuerySerializer,
     MoveResponseSerializer,
     MoveSerializer,
+    ReportCreateSerializer,
+    ReportSerializer,
     TableCreateSerializer,
     TableFilterSerializer,
     TableJoinSerializer,
@@ -233,3 +235,25 @@ class GameChatApi(APIView):
     def get(self, request, game_id: int):
         game = selectors.game_get_visible(game_id=game_id, user=request.user)
         return Response(selectors.chat_recent(game=game))
+
+
+class GameReportApi(APIView):
+    @extend_schema(
+        operation_id="games_report",
+        request=ReportCreateSerializer,
+        responses={201: ReportSerializer, **errors(400, 401, 404)},
+        summary="Report a player of this game, or one of its chat messages, to the moderators",
+    )
+    def post(self, request, game_id: int):
+        data = _valid(ReportCreateSerializer, request.data)
+        report = moderation.report_create(
+            reporter=request.user,
+            game_id=game_id,
+            reason=data["reason"],
+            reported_user_id=data.get("reported_user"),
+            chat_message_id=data.get("chat_message"),
+        )
+        return Response(
+            {"id": report.pk, "status": report.status, "created_at": report.created_at},
+            status=201,
+        )

@@ -15,8 +15,10 @@ from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncJsonWebsocketConsumer
 from django.contrib.auth.models import AnonymousUser
 from django.core.serializers.json import DjangoJSONEncoder
+from django.utils import timezone
 from rest_framework import exceptions
 
+from accounts.authentication import access_refusal
 from games import events, selectors, services
 from games.engine import EngineError
 from games.serializers import MAX_INT, MoveSerializer
@@ -38,7 +40,30 @@ def error_frame(error: Exception, ref=None) -> dict:
 
 
 class JsonConsumer(AsyncJsonWebsocketConsumer):
-    """Refuses binary, oversized and non-JSON frames with an error frame, not a crash."""
+    """Refuses binary, oversized and non-JSON frames with an error frame, not a crash.
+    Every signed-in socket also listens on its account's group, to be closed on a refusal."""
+
+    account = None
+
+    async def join_account(self, user) -> None:
+        if user.is_authenticated:
+            self.account = events.account_group(user.pk)
+            await self.channel_layer.group_add(self.account, self.channel_name)
+
+    async def leave_account(self) -> None:
+        if self.account:
+            await self.channel_layer.group_discard(self.account, self.channel_name)
+
+    async def account_refused(self, event):
+        refusal = await database_sync_to_async(self._refusal)()
+        if refusal is not None:
+            code, message = refusal
+            await self.send_json(frame("error", code=code, message=message))
+            await self.close(code=4403)
+
+    def _refusal(self):
+        self.user.refresh_from_db()
+        return access_refusal(self.user, timezone.now())
 
     @classmethod
     async def encode_json(cls, content):
@@ -92,12 +117,14 @@ class GameConsumer(JsonConsumer):
         self.buffer: list[dict] = []
         self.group = events.game_group(self.game_id)
         await self.channel_layer.group_add(self.group, self.channel_name)
+        await self.join_account(self.user)
         await self.accept()
         await self.send_json(frame("hello", game=self.game_id, seat=self.seat, **access["hello"]))
 
     async def disconnect(self, code):
         if self.group:
             await self.channel_layer.group_discard(self.group, self.channel_name)
+        await self.leave_account()
 
     async def receive_json(self, content, **kwargs):
         kind = content["type"]
@@ -208,12 +235,14 @@ class UserConsumer(JsonConsumer):
         self.groups_joined = (events.user_group(self.user.pk), events.LOBBY_GROUP)
         for group in self.groups_joined:
             await self.channel_layer.group_add(group, self.channel_name)
+        await self.join_account(self.user)
         await self.accept()
         await self.send_json(frame("hello", user=self.user.pk, your_turn=waiting))
 
     async def disconnect(self, code):
         for group in self.groups_joined:
             await self.channel_layer.group_discard(group, self.channel_name)
+        await self.leave_account()
 
     async def receive_json(self, content, **kwargs):
         if content["type"] == "ping":

@@ -1,62 +1,83 @@
-"""Database triggers that make the game log append-only (STYLE 2), below the ORM.
+"""Database triggers that make tables append-only (STYLE 2), below the ORM.
 
-Installed by migration 0002 on PostgreSQL and SQLite; any UPDATE or DELETE of a log row fails,
-whoever sends it (ORM, admin, raw SQL). TRUNCATE (a whole-database reset) is not a row change.
+The game log (`games_gameentry`, migration 0002) and the moderators' audit log
+(`games_moderationaction`) refuse any UPDATE or DELETE of a row, whoever sends it (ORM, admin,
+raw SQL), on PostgreSQL and SQLite. TRUNCATE (a whole-database reset) is not a row change.
 """
 
 from __future__ import annotations
 
-TABLE = "games_gameentry"
-
-_POSTGRES_INSTALL = [
-    f"""
-    CREATE OR REPLACE FUNCTION {TABLE}_append_only() RETURNS trigger AS $$
-    BEGIN
-        RAISE EXCEPTION '{TABLE} is append-only: % refused', TG_OP;
-    END;
-    $$ LANGUAGE plpgsql
-    """,
-    f"DROP TRIGGER IF EXISTS {TABLE}_append_only ON {TABLE}",
-    f"""
-    CREATE TRIGGER {TABLE}_append_only BEFORE UPDATE OR DELETE ON {TABLE}
-    FOR EACH ROW EXECUTE FUNCTION {TABLE}_append_only()
-    """,
-]
-_POSTGRES_UNINSTALL = [
-    f"DROP TRIGGER IF EXISTS {TABLE}_append_only ON {TABLE}",
-    f"DROP FUNCTION IF EXISTS {TABLE}_append_only()",
-]
-_SQLITE_INSTALL = [
-    f"""
-    CREATE TRIGGER IF NOT EXISTS {TABLE}_no_update BEFORE UPDATE ON {TABLE}
-    BEGIN SELECT RAISE(ABORT, '{TABLE} is append-only: UPDATE refused'); END
-    """,
-    f"""
-    CREATE TRIGGER IF NOT EXISTS {TABLE}_no_delete BEFORE DELETE ON {TABLE}
-    BEGIN SELECT RAISE(ABORT, '{TABLE} is append-only: DELETE refused'); END
-    """,
-]
-_SQLITE_UNINSTALL = [
-    f"DROP TRIGGER IF EXISTS {TABLE}_no_update",
-    f"DROP TRIGGER IF EXISTS {TABLE}_no_delete",
-]
+APPEND_ONLY_TABLES = ("games_gameentry", "games_moderationaction")
 
 
-def _statements(vendor: str, install: bool) -> list[str]:
-    if vendor == "postgresql":
-        return _POSTGRES_INSTALL if install else _POSTGRES_UNINSTALL
-    if vendor == "sqlite":
-        return _SQLITE_INSTALL if install else _SQLITE_UNINSTALL
-    raise NotImplementedError(f"no append-only triggers for {vendor}")
+def _postgres_install(table: str) -> list[str]:
+    return [
+        f"""
+        CREATE OR REPLACE FUNCTION {table}_append_only() RETURNS trigger AS $$
+        BEGIN
+            RAISE EXCEPTION '{table} is append-only: % refused', TG_OP;
+        END;
+        $$ LANGUAGE plpgsql
+        """,
+        f"DROP TRIGGER IF EXISTS {table}_append_only ON {table}",
+        f"""
+        CREATE TRIGGER {table}_append_only BEFORE UPDATE OR DELETE ON {table}
+        FOR EACH ROW EXECUTE FUNCTION {table}_append_only()
+        """,
+    ]
 
 
-def install(connection) -> None:
+def _postgres_uninstall(table: str) -> list[str]:
+    return [
+        f"DROP TRIGGER IF EXISTS {table}_append_only ON {table}",
+        f"DROP FUNCTION IF EXISTS {table}_append_only()",
+    ]
+
+
+def _sqlite_install(table: str) -> list[str]:
+    return [
+        f"""
+        CREATE TRIGGER IF NOT EXISTS {table}_no_{op.lower()} BEFORE {op} ON {table}
+        BEGIN SELECT RAISE(ABORT, '{table} is append-only: {op} refused'); END
+        """
+        for op in ("UPDATE", "DELETE")
+    ]
+
+
+def _sqlite_uninstall(table: str) -> list[str]:
+    return [f"DROP TRIGGER IF EXISTS {table}_no_{op}" for op in ("update", "delete")]
+
+
+_STATEMENTS = {
+    ("postgresql", True): _postgres_install,
+    ("postgresql", False): _postgres_uninstall,
+    ("sqlite", True): _sqlite_install,
+    ("sqlite", False): _sqlite_uninstall,
+}
+
+
+def _run(connection, table: str, install: bool) -> None:
+    statements = _STATEMENTS.get((connection.vendor, install))
+    if statements is None:
+        raise NotImplementedError(f"no append-only triggers for {connection.vendor}")
     with connection.cursor() as cursor:
-        for sql in _statements(connection.vendor, install=True):
+        for sql in statements(table):
             cursor.execute(sql)
 
 
-def uninstall(connection) -> None:
-    with connection.cursor() as cursor:
-        for sql in _statements(connection.vendor, install=False):
-            cursor.execute(sql)
+def install(connection, table: str = "games_gameentry") -> None:
+    _run(connection, table, install=True)
+
+
+def uninstall(connection, table: str = "games_gameentry") -> None:
+    _run(connection, table, install=False)
+
+
+def install_all(connection) -> None:
+    for table in APPEND_ONLY_TABLES:
+        install(connection, table)
+
+
+def uninstall_all(connection) -> None:
+    for table in APPEND_ONLY_TABLES:
+        uninstall(connection, table)

@@ -32,6 +32,11 @@ def user_group(user_id: int) -> str:
     return f"user-{user_id}"
 
 
+def account_group(user_id: int) -> str:
+    """Every socket of one user, game sockets included: to close them all on a refusal."""
+    return f"account-{user_id}"
+
+
 def _send(group: str, message: dict) -> None:
     try:
         async_to_sync(get_channel_layer().group_send)(group, message)
@@ -80,3 +85,8 @@ def chat_hidden(*, game_id: int, message_id: int) -> None:
 
 def table_changed(*, table: dict) -> None:
     _send(LOBBY_GROUP, {"type": "lobby.table", "table": _plain(table)})
+
+
+def user_refused(*, user_id: int) -> None:
+    """The account was suspended or banned: its open sockets say so and close."""
+    _send(account_group(user_id), {"type": "account.refused"})

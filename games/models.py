@@ -244,3 +244,92 @@ class ChatMessage(models.Model):
 
     def __str__(self) -> str:
         return f"{self.author} at game {self.game_id}: {self.text[:40]}"
+
+
+class Report(models.Model):
+    """A player's report of a player or a chat message, for moderators to handle."""
+
+    class Status(models.TextChoices):
+        OPEN = "open"
+        CLOSED = "closed"
+
+    reporter = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="reports_made"
+    )
+    game = models.ForeignKey(Game, on_delete=models.PROTECT, related_name="reports")
+    reported_user = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.PROTECT,
+        null=True,
+        blank=True,
+        related_name="reports_received",
+    )
+    chat_message = models.ForeignKey(
+        ChatMessage, on_delete=models.PROTECT, null=True, blank=True, related_name="reports"
+    )
+    reason = models.CharField(max_length=1000)
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.OPEN)
+    created_at = models.DateTimeField(auto_now_add=True)
+    closed_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.PROTECT,
+        null=True,
+        blank=True,
+        related_name="reports_closed",
+    )
+    closed_at = models.DateTimeField(null=True, blank=True)
+    resolution = models.CharField(max_length=1000, blank=True)
+
+    class Meta:
+        ordering = ["status", "-created_at"]
+        indexes = [models.Index(fields=["status", "created_at"])]
+
+    def __str__(self) -> str:
+        return f"Report {self.pk} on game {self.game_id} ({self.status})"
+
+
+class ModerationAction(models.Model):
+    """The audit log of moderators: who, when, what, why. Append-only (database triggers)."""
+
+    class Kind(models.TextChoices):
+        GAME_ABORT = "game_abort"
+        SEAT_ZOMBIFY = "seat_zombify"
+        SEAT_RESTORE = "seat_restore"
+        USER_SUSPEND = "user_suspend"
+        USER_BAN = "user_ban"
+        USER_LIFT = "user_lift"
+        CHAT_HIDE = "chat_hide"
+        REPORT_CLOSE = "report_close"
+
+    moderator = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="moderation_actions"
+    )
+    created_at = models.DateTimeField(auto_now_add=True, db_index=True)
+    kind = models.CharField(max_length=20, choices=Kind.choices)
+    reason = models.CharField(max_length=1000)
+    game = models.ForeignKey(Game, on_delete=models.PROTECT, null=True, blank=True)
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.PROTECT,
+        null=True,
+        blank=True,
+        related_name="moderation_received",
+    )
+    chat_message = models.ForeignKey(ChatMessage, on_delete=models.PROTECT, null=True, blank=True)
+    report = models.ForeignKey(Report, on_delete=models.PROTECT, null=True, blank=True)
+    details = models.JSONField(default=dict, blank=True)
+
+    class Meta:
+        ordering = ["-created_at", "-pk"]
+        permissions = [("moderate", "Can moderate games, players, chat and reports")]
+
+    def __str__(self) -> str:
+        return f"{self.kind} by {self.moderator} at {self.created_at:%Y-%m-%d %H:%M}"
+
+    def save(self, *args, **kwargs):
+        if not self._state.adding:
+            raise AppendOnlyError("moderation records are never changed")
+        super().save(*args, **kwargs)
+
+    def delete(self, *args, **kwargs):
+        raise AppendOnlyError("moderation records are never deleted")

@@ -137,10 +137,16 @@ def _json_safe(data: dict) -> dict:
     }
 
 
+def _actor_kind(entry: GameEntry) -> str:
+    if entry.actor_id is None:
+        return "server"  # setup, timeouts, wall-clock deadlines
+    return "player" if entry.seat is not None else "moderator"
+
+
 def entry_public(entry: GameEntry) -> dict:
     return {
         "seq": entry.seq,
-        "actor": {"kind": "server" if entry.actor_id is None else "player", "seat": entry.seat},
+        "actor": {"kind": _actor_kind(entry), "seat": entry.seat},
         "action": entry.action,
         "notifications": entry.notifications,
         "created_at": entry.created_at,

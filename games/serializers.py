@@ -157,3 +157,15 @@ class ChatMessageSerializer(serializers.Serializer):
     author = serializers.DictField()
     text = serializers.CharField()
     created_at = serializers.DateTimeField()
+
+
+class ReportCreateSerializer(serializers.Serializer):
+    reason = serializers.CharField(max_length=1000)
+    reported_user = serializers.IntegerField(required=False, min_value=1, max_value=MAX_INT)
+    chat_message = serializers.IntegerField(required=False, min_value=1, max_value=MAX_INT)
+
+
+class ReportSerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    status = serializers.CharField()
+    created_at = serializers.DateTimeField()

@@ -10,7 +10,7 @@ import os
 
 import pytest
 
-SERVICE_MARKERS = ("postgres", "redis")
+SERVICE_MARKERS = ("postgres", "redis", "browser")
 REQUIRE_SERVICES = os.environ.get("REQUIRE_SERVICES") == "1"
 
 _service_test_ids: set[str] = set()
@@ -27,8 +27,16 @@ def _redis_is_configured() -> bool:
     return bool(os.environ.get("REDIS_URL"))
 
 
+def _browser_missing() -> bool:
+    import importlib.util
+
+    return not os.path.exists("/usr/bin/chromium") or importlib.util.find_spec("playwright") is None
+
+
 def _unavailable_reasons() -> dict[str, str]:
     reasons = {}
+    if _browser_missing():
+        reasons["browser"] = "needs /usr/bin/chromium and playwright"
     if not _database_is_postgres():
         reasons["postgres"] = "DATABASE_URL is not a PostgreSQL URL"
     if not _redis_is_configured():
@@ -102,7 +110,7 @@ def _log_triggers_installed(request):
             from games import db_guards
 
             with request.getfixturevalue("django_db_blocker").unblock():
-                db_guards.install(connection)
+                db_guards.install_all(connection)
     yield
 
 
@@ -116,7 +124,7 @@ def committed_db(request, transactional_db, django_db_blocker):
         from games import db_guards
 
         with django_db_blocker.unblock():
-            db_guards.uninstall(connection)
+            db_guards.uninstall_all(connection)
 
 
 # --- Players and the state cache ------------------------------------------------------------
@@ -137,3 +145,9 @@ def make_player(db):
     from tests.players import Player
 
     return Player
+
+
+@pytest.fixture(autouse=True)
+def _fast_password_hashing(settings):
+    """Hashing a password the production way takes most of a second; tests make many users."""
+    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]

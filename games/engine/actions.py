@@ -178,7 +178,7 @@ def _check_areas(name, value, errors):
 
 
 def _check_number(value, errors):
-    if isinstance(value, bool) or value not in (1, 2):
+    if type(value) is not int or value not in (1, 2):  # not 1.0, not True
         errors["number"] = "1 or 2"
     return value
 
@@ -221,8 +221,9 @@ _FAST: dict[str, tuple[type, str | None, frozenset]] = {
 
 def decode_action(data) -> Action:
     """JSON object → action. Raises MalformedAction naming each bad field."""
-    if type(data) is dict:
-        fast = _FAST.get(data.get("type"))  # type: ignore[arg-type]
+    kind = data.get("type") if type(data) is dict else None
+    if type(kind) is str:
+        fast = _FAST.get(kind)
         if fast is not None:
             cls, area_field, keys = fast
             seat = data.get("seat")

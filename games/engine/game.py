@@ -153,11 +153,12 @@ class Game:
     def apply(self, action: Action | dict) -> list[dict]:
         """Play one action; return its notifications. Raises EngineError and changes nothing
         if the action is malformed or illegal."""
-        if isinstance(action, dict):
+        handler = _HANDLERS.get(type(action))
+        if handler is None:  # JSON from a client or the log (anything else is malformed)
             action = decode_action(action)
+            handler = _HANDLERS[type(action)]
         if self.phase == OVER:
             raise IllegalAction(Code.GAME_OVER, "the game is over", clause="G1")
-        handler = _HANDLERS[type(action)]
         out: list[dict] = []
         self._out = out
         try:

@@ -4,11 +4,11 @@ from games import db_guards
 
 
 def install(apps, schema_editor):
-    db_guards.install(schema_editor.connection)
+    db_guards.install(schema_editor.connection, "games_gameentry")
 
 
 def uninstall(apps, schema_editor):
-    db_guards.uninstall(schema_editor.connection)
+    db_guards.uninstall(schema_editor.connection, "games_gameentry")
 
 
 class Migration(migrations.Migration):

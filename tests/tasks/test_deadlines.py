@@ -49,9 +49,7 @@ def test_K1_no_clock_means_nothing_is_ever_due(make_player, clock):
     assert services.deadlines_sweep() == 0
 
 
-def test_K2_nothing_happens_before_the_limit_then_the_autopilot_plays_the_turn(
-    make_player, clock
-):
+def test_K2_nothing_happens_before_the_limit_then_the_autopilot_plays_the_turn(make_player, clock):
     players = [make_player(), make_player()]
     game_id = start_game(players, clock="1m")
     seat = Game.objects.get(pk=game_id).active_seat

@@ -459,3 +459,38 @@ def test_my_socket_says_your_turn_and_shows_the_lobby(table, make_player):
     assert your_turn["type"] == "your_turn" and your_turn["game"] == game_id
     assert table_frame["type"] == "table" and table_frame["table"]["status"] == "open"
     assert table_frame["table"]["players"] == 3
+
+
+def test_a_suspension_closes_the_players_open_sockets(table, make_player):
+    game_id, by_seat = table
+    moderator = make_player()
+
+    async def scenario():
+        from channels.db import database_sync_to_async
+
+        from games import moderation
+
+        sockets = [socket(f"/ws/games/{game_id}/", by_seat[1]), socket("/ws/me/", by_seat[1])]
+        bystander = socket(f"/ws/games/{game_id}/", by_seat[0])
+        for ws in (*sockets, bystander):
+            await ws.connect()
+            await ws.receive_json_from()
+        await database_sync_to_async(moderation.user_suspend)(
+            moderator=moderator.user,
+            user_id=by_seat[1].user.pk,
+            until=timezone.now() + timedelta(days=1),
+            reason="abuse",
+        )
+        closed = []
+        for ws in sockets:
+            frame = await ws.receive_json_from(timeout=5)
+            closed.append((frame["code"], await ws.receive_output(timeout=5)))
+        quiet = await bystander.receive_nothing(timeout=0.3)
+        await bystander.disconnect()
+        return closed, quiet
+
+    closed, quiet = run(scenario)
+    for code, output in closed:
+        assert code == "account_suspended"
+        assert output == {"type": "websocket.close", "code": 4403}
+    assert quiet  # the other player's socket is not touched (it has not synced: no entries)
