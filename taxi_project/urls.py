@@ -11,4 +11,5 @@ urlpatterns = [
     path("api/v1/", include("games.urls")),
     path("api/schema/", SpectacularAPIView.as_view(), name="schema"),
     path("api/docs/", SpectacularSwaggerView.as_view(url_name="schema"), name="swagger-ui"),
+    path("", include("games.web_urls")),
 ]

@@ -1,0 +1,3 @@
+"""Pages of the browser client (the web client issue builds them)."""
+
+urlpatterns: list = []
