@@ -148,9 +148,7 @@ class GameConsumer(JsonConsumer):
     async def sync(self, after) -> None:
         if isinstance(after, bool) or not isinstance(after, int) or not -1 <= after <= MAX_INT:
             raise ApiError("`after` is the last seq you have, or -1 for all", code="invalid_sync")
-        entries, view, version = await database_sync_to_async(selectors.entries_since)(
-            game_id=self.game_id, after=after, seat=self.seat
-        )
+        entries, view, version, clock = await database_sync_to_async(self._since)(after)
         if after > version:
             raise ApiError(f"the game is at seq {version}", code="invalid_sync")
         for index, entry in enumerate(entries):
@@ -160,7 +158,14 @@ class GameConsumer(JsonConsumer):
         buffered, self.buffer = self.buffer, []
         for event in buffered:
             await self.deliver(event)
-        await self.send_json(frame("synced", version=self.last_seq))
+        await self.send_json(frame("synced", version=self.last_seq, clock=clock))
+
+    def _since(self, after: int):
+        entries, view, version = selectors.entries_since(
+            game_id=self.game_id, after=after, seat=self.seat
+        )
+        game = selectors.Game.objects.get(pk=self.game_id)
+        return entries, view, version, selectors.clock_of(game)
 
     async def move(self, content, ref) -> None:
         if not self.user.is_authenticated:
@@ -192,6 +197,10 @@ class GameConsumer(JsonConsumer):
         seq = event["seq"]
         if seq <= self.last_seq:
             return
+        if seq == 0 and self.user.is_authenticated:  # the game starts: seats are drawn now (S3)
+            self.seat = await database_sync_to_async(selectors.seat_for)(
+                game_id=self.game_id, user=self.user
+            )
         if seq > self.last_seq + 1:
             missing, _, _ = await database_sync_to_async(selectors.entries_since)(
                 game_id=self.game_id, after=self.last_seq, seat=None, before=seq

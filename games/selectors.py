@@ -219,7 +219,12 @@ def socket_access(*, game_id: int, user) -> dict:
         if game.visibility != Game.Visibility.PUBLIC:
             raise NotAuthenticated("Log in to watch this table.")
     seat = seat_of(game, user) if user.is_authenticated else None
-    hello = {"version": game.version, "status": game.status, "chat": chat_recent(game=game)}
+    hello = {
+        "version": log_version(game),
+        "status": game.status,
+        "clock": clock_of(game),
+        "chat": chat_recent(game=game),
+    }
     return {"seat": seat, "hello": hello}
 
 
@@ -248,6 +253,15 @@ def entries_since(
         for seq, notifications in entries.values_list("seq", "notifications")
     ]
     view = None
-    if before is None and game.status not in (Game.Status.OPEN, Game.Status.CANCELLED):
+    if before is None and game.started_at is not None:
         view = engine.player_view(state.state_for(game), seat)
-    return rows, view, game.version
+    return rows, view, log_version(game)
+
+
+def log_version(game: Game) -> int:
+    """The seq of the last log entry: -1 while the table waits (the setup is entry 0)."""
+    return game.version if game.started_at is not None else -1
+
+
+def seat_for(*, game_id: int, user) -> int | None:
+    return Seat.objects.filter(game_id=game_id, user=user).values_list("seat", flat=True).first()

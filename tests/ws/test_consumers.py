@@ -84,7 +84,8 @@ def test_hello_then_sync_sends_every_entry_in_order_then_synced(table):
     assert entries[0]["notifications"][0]["type"] == "game_started"
     assert all(f["view"] is None for f in entries[:-1])
     assert entries[-1]["view"]["you"] == 0
-    assert frames[-1] == {"v": 1, "type": "synced", "version": 3}
+    assert frames[-1]["type"] == "synced" and frames[-1]["version"] == 3
+    assert set(frames[-1]["clock"]) == {"turn_started_at", "turn_deadline_at", "deadlines_reached"}
 
 
 def test_every_client_gets_each_move_once_with_its_own_view(table, make_player):
@@ -494,3 +495,29 @@ def test_a_suspension_closes_the_players_open_sockets(table, make_player):
         assert code == "account_suspended"
         assert output == {"type": "websocket.close", "code": 4403}
     assert quiet  # the other player's socket is not touched (it has not synced: no entries)
+
+
+def test_a_socket_opened_on_a_waiting_table_sees_the_game_start_with_its_seat(make_player):
+    host, guest = make_player(), make_player()
+    game_id = host.post("/api/v1/tables", {"players": 2}).json()["id"]
+
+    async def scenario():
+        from channels.db import database_sync_to_async
+
+        ws = socket(f"/ws/games/{game_id}/", host)
+        await ws.connect()
+        hello = await ws.receive_json_from()
+        await ws.send_json_to({"type": "sync", "after": -1})
+        synced = await ws.receive_json_from(timeout=5)
+        await database_sync_to_async(guest.post)(f"/api/v1/tables/{game_id}/join")
+        started = await ws.receive_json_from(timeout=5)
+        await ws.disconnect()
+        return hello, synced, started
+
+    hello, synced, started = run(scenario)
+    assert (hello["status"], hello["version"], hello["seat"]) == ("open", -1, None)
+    assert synced["type"] == "synced" and synced["version"] == -1
+    assert started["type"] == "entry" and started["seq"] == 0
+    host_seat = Game.objects.get(pk=game_id).seats.get(user=host.user).seat
+    assert started["view"]["you"] == host_seat
+    assert started["notifications"][0]["type"] == "game_started"

@@ -1,0 +1,303 @@
+// The board in SVG, drawn from the board data the page carries (games/web.py: board_data, the
+// same as /board.json): roads, the 52 areas, then what a view puts on them — taxis in seat
+// colours, the active turn's path, waiting citizens (destination on the tag, in full on hover
+// or tap), the destinations of your passengers, and the areas you may step to, which are
+// buttons (click, or focus and Enter / Space).
+import { areaLabel, format, gettext, ngettext, seatLabel } from "./wording.js";
+
+const SVG = "http://www.w3.org/2000/svg";
+const TAG_WIDTH = 40;
+const TAG_HEIGHT = 20;
+
+function el(name, attributes = {}, parent = null) {
+  const node = document.createElementNS(SVG, name);
+  for (const [key, value] of Object.entries(attributes)) node.setAttribute(key, String(value));
+  if (parent) parent.appendChild(node);
+  return node;
+}
+
+function titled(node, text) {
+  el("title", {}, node).textContent = text;
+  return node;
+}
+
+const round = (value) => Math.round(value * 10) / 10;
+
+export function fareOf(distances, citizen) {
+  return distances ? distances[citizen.origin]?.[citizen.destination] : undefined;
+}
+
+/** Distances between all areas (breadth-first over the roads): fares for the client. */
+export function distanceTable(board) {
+  const near = Object.fromEntries(board.areas.map((a) => [a.id, []]));
+  for (const [a, b] of board.edges) {
+    near[a].push(b);
+    near[b].push(a);
+  }
+  const table = {};
+  for (const start of Object.keys(near)) {
+    const seen = { [start]: 0 };
+    const queue = [start];
+    while (queue.length) {
+      const here = queue.shift();
+      for (const next of near[here]) {
+        if (!(next in seen)) {
+          seen[next] = seen[here] + 1;
+          queue.push(next);
+        }
+      }
+    }
+    table[start] = seen;
+  }
+  return table;
+}
+
+export function createBoard(svg, board, { colours, onStep = null, onCitizen = null } = {}) {
+  const areas = Object.fromEntries(board.areas.map((a) => [a.id, a]));
+  const distances = distanceTable(board);
+  const layer = (name) => el("g", { class: name }, svg);
+  const roads = layer("roads");
+  const trail = layer("trail");
+  const areaLayer = layer("areas");
+  const marks = layer("marks");
+  const arrows = layer("arrows");
+  const taxis = layer("taxis");
+  const citizens = layer("citizens");
+  const areaNodes = {};
+  let stepActions = new Map();
+
+  for (const [a, b] of board.edges) {
+    el("line", { x1: areas[a].x, y1: areas[a].y, x2: areas[b].x, y2: areas[b].y }, roads);
+  }
+  for (const area of board.areas) {
+    const colour = board.suit_colours[area.suit];
+    const g = el("g", { class: "area", "data-area": area.id }, areaLayer);
+    el("circle", { class: "focus-ring", cx: area.x, cy: area.y, r: round(area.r + 13) }, g);
+    el("circle", { class: "legal-ring", cx: area.x, cy: area.y, r: round(area.r + 8) }, g);
+    el("circle", {
+      class: "area-disc",
+      cx: area.x,
+      cy: area.y,
+      r: area.r,
+      fill: area.downtown ? "#FFF4E0" : "#FFFFFF",
+      stroke: colour,
+    }, g);
+    const label = el("text", {
+      x: area.x,
+      y: area.y,
+      dy: -2,
+      "text-anchor": "middle",
+      "dominant-baseline": "middle",
+      "font-size": area.rank === "A" ? 17 : 22,
+      fill: colour,
+    }, g);
+    label.textContent = areaLabel(area.id);
+    titled(g, areaLabel(area.id));
+    areaNodes[area.id] = g;
+    const act = () => {
+      const action = stepActions.get(area.id);
+      if (action && onStep) onStep(action);
+    };
+    g.addEventListener("click", act);
+    g.addEventListener("keydown", (event) => {
+      if (event.key === "Enter" || event.key === " ") {
+        event.preventDefault();
+        act();
+      }
+    });
+  }
+
+  function colourOf(seat) {
+    return colours[seat % colours.length];
+  }
+
+  function setSteps(actions) {
+    stepActions = new Map(actions.map((action) => [action.to, action]));
+    for (const [id, g] of Object.entries(areaNodes)) {
+      const action = stepActions.get(id);
+      g.classList.toggle("legal", Boolean(action));
+      if (action) {
+        g.setAttribute("tabindex", "0");
+        g.setAttribute("role", "button");
+        g.setAttribute("aria-label", format(gettext("Step to %(area)s"), { area: areaLabel(id) }));
+      } else {
+        g.removeAttribute("tabindex");
+        g.removeAttribute("role");
+        g.removeAttribute("aria-label");
+      }
+    }
+  }
+
+  function drawTrail(view) {
+    trail.replaceChildren();
+    if (view.active_seat === null || view.active_seat === undefined || !view.path.length) return;
+    const points = [view.turn_start, ...view.path].map((id) => `${areas[id].x},${areas[id].y}`);
+    el("polyline", {
+      points: points.join(" "),
+      stroke: colourOf(view.active_seat).fill,
+      "data-seat": view.active_seat,
+    }, trail);
+  }
+
+  function drawTaxis(view) {
+    taxis.replaceChildren();
+    for (const seat of view.seats) {
+      const area = areas[seat.area];
+      const { fill, ink } = colourOf(seat.seat);
+      const active = seat.seat === view.active_seat;
+      const g = el("g", {
+        class: `taxi${active ? " active" : ""}`,
+        id: `taxi-${seat.seat}`,
+        "data-seat": seat.seat,
+        "data-area": seat.area,
+      }, taxis);
+      titled(g, format(
+        ngettext(
+          "Taxi of %(seat)s on %(area)s, %(count)s passenger",
+          "Taxi of %(seat)s on %(area)s, %(count)s passengers",
+          seat.passengers.length,
+        ),
+        { seat: seatLabel(seat.seat), area: areaLabel(seat.area), count: seat.passengers.length },
+      ));
+      el("circle", {
+        cx: area.x, cy: area.y, r: round(area.r + 5), fill: "none", stroke: fill,
+        "stroke-width": active ? 10 : 7,
+      }, g);
+      const bx = round(area.x + area.r * 0.78);
+      const by = round(area.y - area.r * 0.78);
+      el("circle", { cx: bx, cy: by, r: 15, fill, stroke: "#000", "stroke-width": active ? 3 : 1.5 }, g);
+      const number = el("text", {
+        x: bx, y: by, dy: 1, "text-anchor": "middle", "dominant-baseline": "middle",
+        "font-size": 18, "font-weight": "bold", fill: ink,
+      }, g);
+      number.textContent = String(seat.seat + 1);
+    }
+  }
+
+  function drawCitizens(view) {
+    citizens.replaceChildren();
+    const byArea = new Map();
+    for (const citizen of view.waiting) {
+      if (!byArea.has(citizen.origin)) byArea.set(citizen.origin, []);
+      byArea.get(citizen.origin).push(citizen);
+    }
+    for (const [origin, group] of byArea) {
+      const area = areas[origin];
+      group.forEach((citizen, index) => {
+        const x = area.x + (index - (group.length - 1) / 2) * (TAG_WIDTH + 2);
+        const y = area.y + area.r - 8;
+        const fare = fareOf(distances, citizen);
+        const g = el("g", {
+          class: "citizen",
+          "data-origin": citizen.origin,
+          "data-destination": citizen.destination,
+        }, citizens);
+        titled(g, citizenSentence(citizen, fare));
+        el("rect", {
+          x: round(x - TAG_WIDTH / 2), y: round(y - TAG_HEIGHT / 2), width: TAG_WIDTH,
+          height: TAG_HEIGHT, rx: 3,
+        }, g);
+        const text = el("text", { x: round(x), y: round(y + 5.5), "text-anchor": "middle", "font-size": 15, "font-weight": "bold" }, g);
+        text.textContent = areaLabel(citizen.destination);
+        const show = () => {
+          areaNodes[citizen.destination]?.classList.add("destination");
+        };
+        const hide = () => areaNodes[citizen.destination]?.classList.remove("destination");
+        g.addEventListener("pointerenter", show);
+        g.addEventListener("pointerleave", hide);
+        g.addEventListener("click", () => {
+          for (const node of Object.values(areaNodes)) node.classList.remove("destination");
+          show();
+          if (onCitizen) onCitizen(citizen, fare);
+        });
+      });
+    }
+  }
+
+  function drawMarks(view, you) {
+    marks.replaceChildren();
+    if (you === null || you === undefined) return;
+    const mine = view.seats.find((s) => s.seat === you);
+    if (!mine) return;
+    const { fill } = colourOf(you);
+    const seen = new Set();
+    for (const passenger of mine.passengers) {
+      if (seen.has(passenger.destination)) continue;
+      seen.add(passenger.destination);
+      const area = areas[passenger.destination];
+      const x = round(area.x - area.r * 0.78);
+      const y = round(area.y - area.r * 0.78);
+      const g = el("g", { class: "mark", "data-area": passenger.destination }, marks);
+      titled(g, format(gettext("A passenger of yours goes to %(area)s"), { area: areaLabel(passenger.destination) }));
+      el("rect", { x: x - 10, y: y - 10, width: 20, height: 20, transform: `rotate(45 ${x} ${y})`, fill, stroke: "#000", "stroke-width": 1.5 }, g);
+    }
+  }
+
+  function drawArrows(notifications) {
+    arrows.replaceChildren();
+    for (const note of notifications || []) {
+      if (note.type !== "taxi_moved" && note.type !== "move_undone") continue;
+      const start = areas[note.from];
+      const end = areas[note.to];
+      if (!start || !end) continue;
+      const dx = end.x - start.x;
+      const dy = end.y - start.y;
+      const length = Math.hypot(dx, dy) || 1;
+      const [ux, uy] = [dx / length, dy / length];
+      const [x1, y1] = [start.x + ux * 14, start.y + uy * 14];
+      const [x2, y2] = [end.x - ux * 18, end.y - uy * 18];
+      const { fill } = colourOf(note.seat);
+      const g = el("g", { class: "move", "data-seat": note.seat }, arrows);
+      el("line", {
+        x1: round(x1), y1: round(y1), x2: round(x2), y2: round(y2), stroke: fill, "stroke-width": 6,
+        "stroke-dasharray": note.type === "move_undone" ? "4 6" : "12 6", "stroke-linecap": "round",
+      }, g);
+      const head = [
+        [x2 + ux * 12, y2 + uy * 12],
+        [x2 - uy * 8, y2 + ux * 8],
+        [x2 + uy * 8, y2 - ux * 8],
+      ];
+      el("polygon", { points: head.map(([x, y]) => `${round(x)},${round(y)}`).join(" "), fill, stroke: "#000", "stroke-width": 1 }, g);
+    }
+  }
+
+  return {
+    distances,
+    /** Draw `view` (an engine public/player view). `steps`: the step actions to offer. */
+    render(view, { you = null, steps = [], notifications = null } = {}) {
+      drawTrail(view);
+      drawMarks(view, you);
+      drawTaxis(view);
+      drawCitizens(view);
+      drawArrows(notifications);
+      setSteps(steps);
+    },
+  };
+}
+
+export function citizenSentence(citizen, fare) {
+  return format(gettext("A citizen waits at %(origin)s to go to %(destination)s (fare %(fare)s)."), {
+    origin: areaLabel(citizen.origin),
+    destination: areaLabel(citizen.destination),
+    fare: fare ?? "?",
+  });
+}
+
+/** The colour key under the board. */
+export function renderLegend(list, seats, colours, names) {
+  list.replaceChildren();
+  for (const seat of seats) {
+    const li = document.createElement("li");
+    const swatch = document.createElement("span");
+    swatch.className = "swatch";
+    swatch.style.background = colours[seat.seat % colours.length].fill;
+    li.append(swatch, `${seatLabel(seat.seat)} — ${names.get(seat.seat) ?? "?"} (${colours[seat.seat % colours.length].name})`);
+    list.appendChild(li);
+  }
+  const tag = document.createElement("li");
+  const sample = document.createElement("span");
+  sample.className = "citizen-swatch";
+  sample.textContent = areaLabel("10H");
+  tag.append(sample, " ", gettext("a waiting citizen and where it goes"));
+  list.appendChild(tag);
+}

@@ -1,0 +1,725 @@
+// The game page: follows the game over its WebSocket (docs/websocket.md) and plays through it.
+//
+// hello → {"type": "sync", "after": <last seq we hold>} → `entry` frames in seq order (each
+// once; the last of a sync and every live one carry our player `view`) → `synced`. Moves go
+// over the same socket with the version we saw and a fresh idempotency key; a stale_version
+// answer makes us sync again. A lost connection shows "Reconnecting…", retries with
+// exponential backoff, and resyncs from the last seq held, so the log never skips or repeats
+// a line. The page holds no rules: what may be done is the view's `legal_actions`.
+import { api, newKey, socketUrl } from "./api.js";
+import { citizenSentence, createBoard, fareOf, renderLegend } from "./board.js";
+import { areaLabel, describe, format, gettext, ngettext, seatLabel } from "./wording.js";
+
+const $ = (id) => document.getElementById(id);
+const data = JSON.parse($("game-data").textContent);
+const boardData = JSON.parse($("board-data").textContent);
+
+const BACKOFF_FIRST_MS = 500;
+const BACKOFF_MAX_MS = 15000;
+const PING_EVERY_MS = 25000;
+const PONG_WITHIN_MS = 10000;
+const MOVE_ANSWER_WITHIN_MS = 15000;
+
+const state = {
+  seq: -1, // the last log entry we hold (the game's version as we know it)
+  view: null,
+  seat: data.you,
+  status: data.status,
+  clock: data.clock,
+  names: new Map(data.seats.filter((s) => s.seat !== null).map((s) => [s.seat, s.name])),
+  socket: null,
+  synced: false,
+  attempts: 0,
+  reconnectTimer: null,
+  clockInSync: false, // a live entry of this connection carried the clock
+  seatPending: false, // the game started while this socket saw us as a spectator
+  pending: null, // {ref, timer, seq}: a move sent and not yet seen in the log
+  refs: 0,
+  lastFrameAt: 0,
+  pingTimer: null,
+  lobbySocket: null,
+};
+
+const game = $("game");
+const logLines = $("log-lines");
+const logBox = $("log");
+const board = createBoard($("board"), boardData, {
+  colours: data.colours,
+  onStep: (action) => sendMove(action),
+  onCitizen: (citizen, fare) => {
+    $("board-info").textContent = citizenSentence(citizen, fare);
+  },
+});
+
+// ------------------------------------------------------------------------------ the socket
+
+function connect() {
+  clearTimeout(state.reconnectTimer);
+  state.reconnectTimer = null;
+  setConnection("connecting", state.attempts ? gettext("Reconnecting…") : gettext("Connecting…"));
+  const socket = new WebSocket(socketUrl(data.urls.socket));
+  state.socket = socket;
+  socket.addEventListener("message", (event) => {
+    if (socket !== state.socket) return;
+    state.lastFrameAt = Date.now();
+    let frame;
+    try {
+      frame = JSON.parse(event.data);
+    } catch {
+      return;
+    }
+    handle(frame);
+  });
+  socket.addEventListener("close", (event) => {
+    if (socket !== state.socket) return; // replaced on purpose
+    lost(event.code);
+  });
+}
+
+function drop() {
+  const socket = state.socket;
+  state.socket = null;
+  if (socket) socket.close();
+}
+
+function lost(code) {
+  state.socket = null;
+  state.synced = false;
+  clearPending();
+  clearInterval(state.pingTimer);
+  if (code === 4401) {
+    window.location.assign(`/login?next=${encodeURIComponent(window.location.pathname)}`);
+    return;
+  }
+  if (code === 4403 || code === 4404) {
+    setConnection("closed", gettext("This game cannot be followed from this account."));
+    render();
+    return;
+  }
+  const delay = Math.min(BACKOFF_MAX_MS, BACKOFF_FIRST_MS * 2 ** state.attempts);
+  state.attempts += 1;
+  setConnection("reconnecting", gettext("Connection lost. Reconnecting…"));
+  render();
+  clearTimeout(state.reconnectTimer);
+  state.reconnectTimer = setTimeout(connect, delay * (0.75 + Math.random() / 2));
+}
+
+function send(frame) {
+  if (!state.socket || state.socket.readyState !== WebSocket.OPEN) return false;
+  state.socket.send(JSON.stringify(frame));
+  return true;
+}
+
+function requestSync() {
+  state.synced = false;
+  state.clockInSync = false;
+  logBox.setAttribute("aria-busy", "true");
+  send({ type: "sync", after: state.seq });
+}
+
+function heartbeat() {
+  clearInterval(state.pingTimer);
+  state.pingTimer = setInterval(() => {
+    const asked = Date.now();
+    if (!send({ type: "ping", ref: `p${++state.refs}` })) return;
+    setTimeout(() => {
+      if (state.lastFrameAt < asked && state.socket) {
+        drop(); // silent for too long: the connection is dead even if nobody said so
+        lost(1006);
+      }
+    }, PONG_WITHIN_MS);
+  }, PING_EVERY_MS);
+}
+
+window.addEventListener("offline", () => {
+  if (state.socket) {
+    drop();
+    lost(1006);
+  }
+});
+window.addEventListener("online", () => {
+  // Back on the network: try now rather than when the backoff says (an attempt made while
+  // offline is bound to fail, so it is replaced).
+  if (!state.socket || state.socket.readyState !== WebSocket.OPEN) {
+    state.attempts = Math.min(state.attempts, 1);
+    drop();
+    connect();
+  }
+});
+
+// ------------------------------------------------------------------------------ frames
+
+function handle(frame) {
+  switch (frame.type) {
+    case "hello":
+      state.attempts = 0;
+      state.seat = frame.seat;
+      if (frame.status) state.status = frame.status;
+      renderChat(frame.chat || []);
+      heartbeat();
+      requestSync();
+      break;
+    case "entry":
+      entry(frame);
+      break;
+    case "synced":
+      synced();
+      break;
+    case "move_accepted":
+      if (state.pending && state.pending.ref === frame.ref) {
+        state.pending.seq = frame.seq;
+        if (state.seq >= frame.seq) clearPending();
+      }
+      break;
+    case "chat":
+      addChat(frame.message);
+      break;
+    case "chat_hidden":
+      document.querySelector(`#chat-messages li[data-id="${CSS.escape(String(frame.id))}"]`)?.remove();
+      break;
+    case "error":
+      refused(frame);
+      break;
+    default:
+      break; // pong, and frames a newer server may add
+  }
+}
+
+function entry(frame) {
+  if (frame.seq <= state.seq) return; // already held: a resync overlaps what came live
+  if (frame.seq !== state.seq + 1) {
+    requestSync(); // a hole: ask from the last seq we hold
+    return;
+  }
+  appendLog(frame.seq, frame.notifications);
+  state.seq = frame.seq;
+  game.dataset.seq = String(frame.seq);
+  if (frame.clock) {
+    state.clock = frame.clock;
+    state.clockInSync = true;
+  }
+  if (frame.notifications.some((n) => n.type === "game_started")) {
+    state.status = "playing";
+    if (state.seat === null && data.seated) state.seatPending = true;
+  }
+  if (frame.view) {
+    state.view = frame.view;
+    state.status = frame.view.status;
+  }
+  if (state.pending && state.pending.seq !== undefined && state.seq >= state.pending.seq) clearPending();
+  if (state.synced) afterUpdate();
+}
+
+function synced() {
+  state.synced = true;
+  logBox.setAttribute("aria-busy", "false");
+  setConnection("live", gettext("Live"));
+  afterUpdate();
+  if (!state.clockInSync) refreshSummary(); // entries of a sync carry no clock
+}
+
+function afterUpdate() {
+  if (state.seatPending) {
+    // This socket was opened before the seats were drawn, so it took us for a spectator;
+    // a new one knows our seat (and sends our legal actions).
+    state.seatPending = false;
+    refreshSummary();
+    drop();
+    connect();
+    return;
+  }
+  const over = state.view && state.view.status !== "playing";
+  if (state.names.size < (state.view ? state.view.seats.length : 0) || (over && !state.seed)) {
+    refreshSummary();
+  }
+  render();
+}
+
+function refused(frame) {
+  const error = $("action-error");
+  if (state.pending && frame.ref === state.pending.ref) {
+    clearPending();
+    if (frame.code === "stale_version") {
+      error.textContent = gettext("The game moved on before your move arrived; here it is now.");
+      requestSync();
+    } else {
+      error.textContent = frame.message;
+    }
+    render();
+  } else if (String(frame.ref || "").startsWith("c")) {
+    $("chat-error").textContent = frame.message;
+  } else if (frame.code === "invalid_sync") {
+    state.seq = -1; // our log is not this game's: start over
+    logLines.replaceChildren();
+    requestSync();
+  } else if (frame.code) {
+    error.textContent = frame.message;
+  }
+}
+
+async function refreshSummary() {
+  try {
+    const summary = await api(data.urls.api);
+    state.clock = summary.clock_state;
+    // The seed as the summary's string: the view's JSON number has 128 bits, more than a
+    // JavaScript number holds exactly.
+    if (summary.seed) state.seed = summary.seed;
+    for (const seat of summary.seats) {
+      if (seat.seat !== null) state.names.set(seat.seat, seat.user.display_name);
+    }
+    data.seats = summary.seats.map((s) => ({ seat: s.seat, join_order: s.join_order, name: s.user.display_name }));
+    if (state.view === null) state.status = summary.status;
+    render();
+  } catch {
+    // the clock and names stay as they were; the next sync asks again
+  }
+}
+
+// ------------------------------------------------------------------------------ moves
+
+function myTurn() {
+  const view = state.view;
+  return Boolean(view && view.status === "playing" && view.you !== null && view.you === view.active_seat);
+}
+
+function legal() {
+  return myTurn() && state.synced && !state.pending ? state.view.legal_actions : [];
+}
+
+function sendMove(action) {
+  if (!state.synced || state.pending || !legal().includes(action)) return;
+  const ref = `m${++state.refs}`;
+  const move = { type: "move", action, version: state.seq, idempotency_key: newKey(), ref };
+  if (!send(move)) return;
+  $("action-error").textContent = "";
+  state.pending = {
+    ref,
+    timer: setTimeout(() => {
+      clearPending();
+      requestSync(); // no answer: the log will tell whether the move was made
+    }, MOVE_ANSWER_WITHIN_MS),
+  };
+  render();
+}
+
+function clearPending() {
+  if (state.pending) clearTimeout(state.pending.timer);
+  state.pending = null;
+}
+
+function actionLabel(action) {
+  const view = state.view;
+  const here = view.seats[view.you].area;
+  switch (action.type) {
+    case "step":
+      return format(gettext("Step to %(area)s"), { area: areaLabel(action.to) });
+    case "undo":
+      return format(ngettext("Undo the last step (%(count)s undo left)", "Undo the last step (%(count)s undos left)", view.undos_left), { count: view.undos_left });
+    case "stop":
+      return format(gettext("Stop at %(area)s"), { area: areaLabel(here) });
+    case "pickup": {
+      const fare = fareOf(board.distances, { origin: here, destination: action.destination });
+      return format(gettext("Pick up the citizen going to %(destination)s (fare %(fare)s)"), {
+        destination: areaLabel(action.destination),
+        fare,
+      });
+    }
+    case "decline":
+      return gettext("Pick up no one more: end the turn");
+    case "pass":
+      return gettext("Pass: the taxi is blocked");
+    default:
+      return action.type;
+  }
+}
+
+function renderActions() {
+  const box = $("actions");
+  box.replaceChildren();
+  const actions = legal();
+  const steps = actions.filter((a) => a.type === "step");
+  const others = actions.filter((a) => a.type !== "step");
+  const button = (action) => {
+    const b = document.createElement("button");
+    b.type = "button";
+    b.textContent = actionLabel(action);
+    b.dataset.type = action.type;
+    if (action.to) b.dataset.to = action.to;
+    if (action.destination) b.dataset.destination = action.destination;
+    b.className = action.type === "step" ? "step" : action.type === "undo" ? "secondary" : "primary";
+    b.addEventListener("click", () => sendMove(action));
+    return b;
+  };
+  if (steps.length) {
+    const row = document.createElement("div");
+    row.className = "button-row steps";
+    row.append(...steps.map(button));
+    box.appendChild(row);
+  }
+  if (others.length) {
+    const row = document.createElement("div");
+    row.className = "button-row";
+    row.append(...others.map(button));
+    box.appendChild(row);
+  }
+  box.setAttribute("aria-busy", state.pending ? "true" : "false");
+  board.render(state.view, { you: state.view.you, steps });
+}
+
+// ------------------------------------------------------------------------------ rendering
+
+function setConnection(kind, text) {
+  const node = $("connection");
+  node.dataset.state = kind;
+  node.textContent = text;
+}
+
+function nameOf(seat) {
+  return state.names.get(seat) ?? "?";
+}
+
+function turnText() {
+  const view = state.view;
+  if (state.status === "open") return gettext("Waiting for players to join.");
+  if (state.status === "cancelled") return gettext("This table was cancelled.");
+  if (!view) return gettext("Loading the game…");
+  if (view.status === "finished") return gettext("The game is over.");
+  if (view.status === "aborted") return gettext("The game was aborted.");
+  const seat = view.active_seat;
+  if (!myTurn()) {
+    return format(gettext("%(seat)s's turn (%(player)s)."), { seat: seatLabel(seat), player: nameOf(seat) });
+  }
+  if (view.phase === "pickup") return gettext("Your turn: choose whom to pick up.");
+  const left = view.allowance - view.path.length;
+  return format(ngettext("Your turn: %(count)s step left.", "Your turn: %(count)s steps left.", left), { count: left });
+}
+
+function renderFacts() {
+  const view = state.view;
+  const facts = $("facts");
+  facts.replaceChildren();
+  const add = (name, value, key) => {
+    const dt = document.createElement("dt");
+    dt.textContent = name;
+    const dd = document.createElement("dd");
+    dd.textContent = String(value);
+    dd.dataset.fact = key;
+    facts.append(dt, dd);
+  };
+  const deadlines = view.deadlines_reached;
+  add(gettext("Allowance this turn"), view.allowance, "allowance");
+  add(gettext("Steps left"), view.phase === "move" ? view.allowance - view.path.length : 0, "steps-left");
+  add(gettext("Undos left"), view.undos_left, "undos-left");
+  add(gettext("Cards in the pile"), view.pile, "pile");
+  add(gettext("Deadlines reached"), format(gettext("%(count)s of 2"), { count: deadlines }), "deadlines");
+  add(gettext("Citizens waiting"), view.waiting.length, "waiting");
+  for (const [number, at] of [[1, data.deadline1_at], [2, data.deadline2_at]]) {
+    if (at && deadlines < number) {
+      add(format(gettext("Deadline %(number)s at"), { number }), new Date(at).toLocaleString(), `deadline${number}-at`);
+    }
+  }
+}
+
+function renderSeats() {
+  const view = state.view;
+  const body = $("seats").querySelector("tbody");
+  body.replaceChildren();
+  for (const seat of view.seats) {
+    const tr = document.createElement("tr");
+    tr.dataset.seat = String(seat.seat);
+    tr.dataset.area = seat.area;
+    if (seat.seat === view.active_seat) tr.className = "active-seat";
+    const cell = (content) => {
+      const td = document.createElement("td");
+      td.append(...[].concat(content));
+      tr.appendChild(td);
+      return td;
+    };
+    const swatch = document.createElement("span");
+    swatch.className = "swatch";
+    swatch.style.background = data.colours[seat.seat % data.colours.length].fill;
+    const marker = seat.seat === view.active_seat ? [" ▶", hidden(gettext("(to move)"))] : [];
+    cell([swatch, " ", seatLabel(seat.seat), ...marker]);
+    const who = [nameOf(seat.seat)];
+    if (seat.seat === view.you) who.push(" ", hidden(gettext("(you)")), strong(gettext("you")));
+    if (seat.zombie) who.push(" ", em(gettext("(autopilot)")));
+    cell(who);
+    cell(areaLabel(seat.area));
+    const riders = document.createElement("ul");
+    riders.className = "passengers";
+    for (const p of seat.passengers) {
+      const li = document.createElement("li");
+      li.className = "passenger";
+      li.dataset.origin = p.origin;
+      li.dataset.destination = p.destination;
+      li.textContent = `${areaLabel(p.origin)}→${areaLabel(p.destination)} (${fareOf(board.distances, p)})`;
+      riders.appendChild(li);
+    }
+    cell(seat.passengers.length ? riders : "—");
+    cell(String(seat.income)).className = "income";
+    body.appendChild(tr);
+  }
+}
+
+function hidden(text) {
+  const span = document.createElement("span");
+  span.className = "visually-hidden";
+  span.textContent = text;
+  return span;
+}
+
+function strong(text) {
+  const node = document.createElement("strong");
+  node.className = "you-badge";
+  node.setAttribute("aria-hidden", "true");
+  node.textContent = text;
+  return node;
+}
+
+function em(text) {
+  const node = document.createElement("em");
+  node.textContent = text;
+  return node;
+}
+
+function renderWaiting() {
+  const list = $("waiting");
+  list.replaceChildren();
+  for (const citizen of state.view.waiting) {
+    const li = document.createElement("li");
+    li.dataset.origin = citizen.origin;
+    li.dataset.destination = citizen.destination;
+    const fare = fareOf(board.distances, citizen);
+    li.textContent = `${areaLabel(citizen.origin)} → ${areaLabel(citizen.destination)} (${format(gettext("fare %(fare)s"), { fare })})`;
+    list.appendChild(li);
+  }
+  if (!state.view.waiting.length) list.appendChild(Object.assign(document.createElement("li"), { textContent: "—" }));
+}
+
+async function renderResult() {
+  const view = state.view;
+  const section = $("result");
+  const over = view.status === "finished" || view.status === "aborted";
+  section.hidden = !over;
+  if (!over) return;
+  const ranking = $("ranking");
+  ranking.replaceChildren();
+  if (view.result) {
+    view.result.ranking.forEach((group, index) => {
+      for (const seat of group) {
+        const li = document.createElement("li");
+        li.value = index + 1;
+        li.dataset.seat = String(seat);
+        li.textContent = `${seatLabel(seat)} — ${nameOf(seat)}: ${view.result.incomes[seat]}`;
+        ranking.appendChild(li);
+      }
+    });
+  }
+  const line = $("seed-line");
+  if (!state.seed) {
+    line.textContent = "";
+    return;
+  }
+  if (line.dataset.seed === state.seed) return;
+  line.dataset.seed = state.seed;
+  line.replaceChildren(gettext("Seed (revealed)"), ": ");
+  const seed = document.createElement("code");
+  seed.id = "seed";
+  seed.textContent = state.seed;
+  const verdict = document.createElement("span");
+  verdict.id = "seed-verdict";
+  const commitment = document.createElement("code");
+  commitment.className = "commitment";
+  commitment.textContent = view.seed_commitment;
+  line.append(seed, " — ", verdict, " ", commitment);
+  verdict.textContent = await seedVerdict(state.seed, view.seed_commitment);
+}
+
+async function seedVerdict(seed, commitment) {
+  if (!globalThis.crypto?.subtle) return gettext("commitment published at the start:");
+  const bytes = new TextEncoder().encode(`bahama-taxi-seed:${seed}`);
+  const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", bytes));
+  const hex = Array.from(digest, (b) => b.toString(16).padStart(2, "0")).join("");
+  return hex === commitment
+    ? gettext("matches the commitment published at the start:")
+    : gettext("does NOT match the commitment published at the start:");
+}
+
+function renderWaitingRoom() {
+  const room = $("waiting-room");
+  room.hidden = state.status !== "open";
+  if (room.hidden) return;
+  const seated = data.seats.length;
+  $("waiting-count").textContent = format(gettext("%(count)s of %(players)s seated."), { count: seated, players: data.players });
+  const list = $("waiting-seats");
+  list.replaceChildren(...data.seats.map((s) => Object.assign(document.createElement("li"), { textContent: s.name })));
+  const join = $("join-button");
+  const leave = $("leave-button");
+  join.hidden = data.seated;
+  leave.hidden = !data.seated;
+  leave.textContent = data.creator ? gettext("Cancel this table") : gettext("Leave this table");
+}
+
+function render() {
+  document.body.classList.toggle("my-turn", myTurn());
+  $("turn-status").textContent = turnText();
+  renderWaitingRoom();
+  game.dataset.status = state.status;
+  game.dataset.myTurn = String(myTurn());
+  document.title = `${myTurn() ? `${gettext("Your turn")} · ` : ""}${format(gettext("Game %(id)s"), { id: data.id })} · Bahama Taxi`;
+  if (!state.view) return;
+  renderActions();
+  renderFacts();
+  renderSeats();
+  renderWaiting();
+  renderLegend($("legend"), state.view.seats, data.colours, state.names);
+  renderResult();
+  tick();
+}
+
+// ------------------------------------------------------------------------------ the log
+
+function appendLog(seq, notifications) {
+  const nearBottom = logBox.scrollHeight - logBox.scrollTop - logBox.clientHeight < 40;
+  const fragment = document.createDocumentFragment();
+  for (const notification of notifications) {
+    const li = document.createElement("li");
+    li.dataset.seq = String(seq);
+    li.dataset.type = notification.type;
+    li.textContent = describe(notification);
+    fragment.appendChild(li);
+  }
+  logLines.appendChild(fragment);
+  if (nearBottom) logBox.scrollTop = logBox.scrollHeight;
+}
+
+// ------------------------------------------------------------------------------ the clock
+
+function remaining(ms) {
+  const total = Math.max(0, Math.ceil(ms / 1000));
+  const days = Math.floor(total / 86400);
+  const hours = Math.floor((total % 86400) / 3600);
+  const minutes = Math.floor((total % 3600) / 60);
+  const seconds = String(total % 60).padStart(2, "0");
+  if (days) return format(gettext("%(days)s d %(hours)s h"), { days, hours });
+  if (hours) return `${hours}:${String(minutes).padStart(2, "0")}:${seconds}`;
+  return `${minutes}:${seconds}`;
+}
+
+function tick() {
+  const clock = $("clock");
+  const view = state.view;
+  if (!view || view.status !== "playing") {
+    clock.textContent = "";
+    return;
+  }
+  const deadline = state.clock && state.clock.turn_deadline_at;
+  if (!deadline) {
+    clock.textContent = gettext("No time limit per turn.");
+    clock.dataset.left = "";
+    return;
+  }
+  const left = new Date(deadline).getTime() - Date.now();
+  clock.dataset.left = String(Math.max(0, Math.round(left / 1000)));
+  clock.classList.toggle("urgent", left < 10000);
+  clock.textContent = left > 0
+    ? format(gettext("Time left for %(seat)s: %(time)s"), { seat: seatLabel(view.active_seat), time: remaining(left) })
+    : format(gettext("%(seat)s is out of time; the autopilot will play."), { seat: seatLabel(view.active_seat) });
+}
+
+setInterval(tick, 1000);
+
+// ------------------------------------------------------------------------------ chat
+
+function chatItem(message) {
+  const li = document.createElement("li");
+  li.dataset.id = String(message.id);
+  const who = document.createElement("strong");
+  who.textContent = message.author.display_name;
+  const when = document.createElement("time");
+  when.dateTime = message.created_at;
+  when.textContent = new Date(message.created_at).toLocaleTimeString([], { hour: "2-digit", minute: "2-digit" });
+  li.append(when, " ", who, ": ", message.text);
+  return li;
+}
+
+function renderChat(messages) {
+  $("chat-messages").replaceChildren(...messages.map(chatItem));
+  $("chat").scrollTop = $("chat").scrollHeight;
+}
+
+function addChat(message) {
+  const list = $("chat-messages");
+  if (list.querySelector(`li[data-id="${CSS.escape(String(message.id))}"]`)) return;
+  list.appendChild(chatItem(message));
+  $("chat").scrollTop = $("chat").scrollHeight;
+}
+
+$("chat-form")?.addEventListener("submit", (event) => {
+  event.preventDefault();
+  const input = $("chat-text");
+  const text = input.value.trim();
+  $("chat-error").textContent = "";
+  if (!text) return;
+  if (!send({ type: "chat", text, ref: `c${++state.refs}` })) {
+    $("chat-error").textContent = gettext("Not connected; try again in a moment.");
+    return;
+  }
+  input.value = "";
+});
+
+// ------------------------------------------------------------------------------ open tables
+
+async function tableAction(url) {
+  try {
+    await api(url, { method: "POST", body: {} });
+    window.location.reload();
+  } catch (failure) {
+    $("waiting-error").textContent = failure.message;
+  }
+}
+
+$("join-button").addEventListener("click", () => tableAction(data.urls.join));
+$("leave-button").addEventListener("click", async () => {
+  await tableAction(data.urls.leave);
+});
+
+/** While the table fills up: who joined comes over the user's socket (public tables), with a
+ *  slow poll beside it (invite-only tables are not announced). When the game starts, the game
+ *  socket is opened anew: one opened on an open table takes the start for already sent and
+ *  us for a spectator (see the report in docs), so a fresh one syncs from the beginning. */
+function followTable() {
+  if (state.status !== "open") return;
+  const socket = new WebSocket(socketUrl("/ws/me/"));
+  state.lobbySocket = socket;
+  socket.addEventListener("message", (event) => {
+    const frame = JSON.parse(event.data);
+    if (frame.type === "table" && frame.table.id === data.id) tableChanged(frame.table);
+  });
+  state.tablePoll = setInterval(async () => {
+    try {
+      tableChanged(await api(data.urls.api));
+    } catch {
+      // try again at the next tick
+    }
+  }, 5000);
+}
+
+function tableChanged(table) {
+  if (state.status !== "open") return;
+  data.seats = table.seats.map((s) => ({ seat: s.seat, join_order: s.join_order, name: s.user.display_name }));
+  if (table.status !== "open") {
+    state.status = table.status;
+    clearInterval(state.tablePoll);
+    state.lobbySocket?.close();
+    if (table.status === "playing") {
+      drop();
+      connect();
+    }
+  }
+  render();
+}
+
+render();
+connect();
+followTable();

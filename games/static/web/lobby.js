@@ -1,0 +1,134 @@
+// The lobby: open a table, join or leave one (through the JSON API), and keep the lists fresh
+// from the user's socket (/ws/me/: `table` when a public table changes, `your_turn`).
+import { api, showErrors, socketUrl } from "./api.js";
+import { format, gettext } from "./wording.js";
+
+const lists = document.getElementById("lobby-lists");
+const status = document.getElementById("lobby-status");
+const createForm = document.getElementById("create-form");
+const inviteForm = document.getElementById("invite-form");
+
+let refreshing = null;
+let again = false;
+
+/** Swap in the server-rendered lists, keeping focus on the same button if it is still there. */
+async function refresh() {
+  if (refreshing) {
+    again = true;
+    return refreshing;
+  }
+  refreshing = (async () => {
+    try {
+      const response = await fetch(lists.dataset.url, { credentials: "same-origin" });
+      if (!response.ok || response.redirected) return; // signed out meanwhile: keep what we show
+      const html = await response.text();
+      const focused = document.activeElement && lists.contains(document.activeElement) ? document.activeElement : null;
+      const key = focused ? focused.id || focused.dataset.join || focused.dataset.leave || focused.getAttribute("href") : null;
+      lists.innerHTML = html;
+      if (key) {
+        const same = lists.querySelector(`[id="${CSS.escape(key)}"], [data-join="${CSS.escape(key)}"], [data-leave="${CSS.escape(key)}"], [href="${CSS.escape(key)}"]`);
+        if (same) same.focus();
+      }
+    } finally {
+      refreshing = null;
+      if (again) {
+        again = false;
+        refresh();
+      }
+    }
+  })();
+  return refreshing;
+}
+
+lists.addEventListener("click", async (event) => {
+  const button = event.target.closest("button[data-join], button[data-leave]");
+  if (!button) return;
+  button.disabled = true;
+  const join = button.dataset.join;
+  const id = join || button.dataset.leave;
+  try {
+    await api(`/api/v1/tables/${id}/${join ? "join" : "leave"}`, { method: "POST", body: {} });
+    if (join) {
+      window.location.assign(`/games/${id}`);
+      return;
+    }
+    status.textContent = format(gettext("You left table %(id)s."), { id });
+    await refresh();
+  } catch (failure) {
+    status.textContent = failure.message;
+    button.disabled = false;
+    refresh();
+  }
+});
+
+function localToIso(value) {
+  return value ? new Date(value).toISOString() : null; // datetime-local is the user's local time
+}
+
+createForm.addEventListener("submit", async (event) => {
+  event.preventDefault();
+  const form = new FormData(createForm);
+  const button = document.getElementById("create-button");
+  button.disabled = true;
+  showErrors(createForm, null, "create-error");
+  const body = {
+    players: Number(form.get("players")),
+    movement: form.get("movement"),
+    shift_change: form.get("shift_change") === "on",
+    pickup_before_movement: form.get("pickup_before_movement") === "on",
+    visibility: form.get("visibility"),
+    clock: form.get("clock"),
+    deadline1_at: localToIso(form.get("deadline1_at")),
+    deadline2_at: localToIso(form.get("deadline2_at")),
+  };
+  try {
+    const table = await api(createForm.dataset.api, { method: "POST", body });
+    window.location.assign(`/games/${table.id}`);
+  } catch (failure) {
+    if (failure.code === "pickup_before_movement_required") {
+      failure.errors = { pickup_before_movement: [failure.message] };
+    } else if (failure.code === "invalid_players") {
+      failure.errors = { players: [failure.message] };
+    }
+    showErrors(createForm, failure, "create-error");
+    button.disabled = false;
+  }
+});
+
+inviteForm.addEventListener("submit", async (event) => {
+  event.preventDefault();
+  const form = new FormData(inviteForm);
+  const id = String(form.get("table") || "").trim();
+  const error = document.getElementById("invite-error");
+  if (!/^\d+$/.test(id)) {
+    error.textContent = gettext("Enter the table's number.");
+    return;
+  }
+  try {
+    await api(`/api/v1/tables/${id}/join`, { method: "POST", body: { invite_code: String(form.get("invite_code") || "").trim() } });
+    window.location.assign(`/games/${id}`);
+  } catch (failure) {
+    error.textContent = failure.message;
+  }
+});
+
+// live lists: reconnect with backoff; any frame that changes the lobby refreshes the lists
+let attempts = 0;
+function follow() {
+  const socket = new WebSocket(socketUrl(lists.dataset.socket));
+  socket.addEventListener("message", (event) => {
+    const frame = JSON.parse(event.data);
+    if (frame.type === "hello") {
+      if (attempts) refresh(); // we may have missed changes while away
+      attempts = 0;
+    } else if (frame.type === "table" || frame.type === "your_turn") {
+      refresh();
+    }
+  });
+  socket.addEventListener("close", (event) => {
+    if (event.code === 4401 || event.code === 4403) return;
+    attempts += 1;
+    setTimeout(follow, Math.min(15000, 500 * 2 ** attempts));
+  });
+}
+follow();

@@ -1,0 +1,362 @@
+"""The browser client's pages: sign-up and log-in, the lobby, a game, a finished game's replay.
+
+Pages are thin. They render what the selectors give and hand the rest to plain ES modules
+(`games/static/web/`), which write through the JSON API (`/api/v1/`) and follow a game over its
+WebSocket (`/ws/games/<id>/`, docs/websocket.md). So the web client has the same write paths,
+error codes and throttles as the mobile app; nothing here writes a game or an account except
+`logout`, which only ends the session.
+
+Secrets (H1): a game page carries no engine state at all (the socket sends the player view),
+and a replay is served only once the game is over, from the public view.
+"""
+
+from __future__ import annotations
+
+import functools
+from urllib.parse import urlencode
+
+from django.contrib.auth import logout
+from django.http import Http404, HttpResponseRedirect, JsonResponse
+from django.shortcuts import redirect
+from django.template.response import TemplateResponse
+from django.urls import reverse
+from django.utils import timezone
+from django.utils.http import url_has_allowed_host_and_scheme
+from django.utils.translation import gettext as _
+from django.views.decorators.csrf import ensure_csrf_cookie
+from django.views.decorators.http import require_GET, require_http_methods
+
+from accounts.authentication import access_refusal
+from games import engine, selectors
+from games.admin_replay import (
+    ACE_RADIUS,
+    AREA_RADIUS,
+    LICENSE_URL,
+    NAV_KEYS,
+    SEAT_COLOURS,
+    SUIT_COLOURS,
+    LogGap,
+    replay_step,
+)
+from games.engine.board import AREA_INFO, ATTRIBUTION, EDGES, LICENSE
+from games.engine.options import MAX_PLAYERS, MIN_PLAYERS, MOVEMENTS
+from games.models import Clock, Game, GameEntry
+from games.wording import area_label, describe, seat_label
+from taxi_project.api_errors import ApiError
+
+# ---------------------------------------------------------------------------------- helpers
+
+
+@functools.cache
+def board_data() -> dict:
+    """The board as the client draws it: areas (0..1000 box, y down) with their radius and
+    suit colour, the roads, and the attribution the licence asks for (CC BY 4.0)."""
+    return {
+        "areas": [
+            {**info, "r": ACE_RADIUS if info["rank"] == "A" else AREA_RADIUS} for info in AREA_INFO
+        ],
+        "edges": [list(edge) for edge in EDGES],
+        "suit_colours": SUIT_COLOURS,
+        "attribution": ATTRIBUTION,
+        "license": LICENSE,
+        "license_url": LICENSE_URL,
+    }
+
+
+def seat_colours() -> list[dict]:
+    """Taxi colours by seat, the same as the moderators' replay viewer."""
+    return [{"fill": fill, "ink": ink, "name": str(name)} for fill, ink, name in SEAT_COLOURS]
+
+
+def _safe_next(request, default: str) -> str:
+    wanted = request.GET.get("next", "")
+    if wanted and url_has_allowed_host_and_scheme(
+        wanted, allowed_hosts={request.get_host()}, require_https=request.is_secure()
+    ):
+        return wanted
+    return default
+
+
+def player_page(view):
+    """Signed-in users only (anonymous visitors go to /login?next=…); refused accounts get a
+    page that says why instead of a page whose every request would fail."""
+
+    @functools.wraps(view)
+    def wrapped(request, *args, **kwargs):
+        if not request.user.is_authenticated:
+            login = reverse("web:login")
+            return HttpResponseRedirect(f"{login}?{urlencode({'next': request.get_full_path()})}")
+        refusal = access_refusal(request.user, timezone.now())
+        if refusal is not None:
+            code, message = refusal
+            context = {"code": code, "message": message, "title": _("Account refused")}
+            return TemplateResponse(request, "web/refused.html", context, status=403)
+        return view(request, *args, **kwargs)
+
+    return wrapped
+
+
+def _visible_game(request, game_id: int) -> Game:
+    try:
+        return selectors.game_get_visible(game_id=game_id, user=request.user)
+    except ApiError as error:  # not found, or invite-only and not yours: the same 404
+        raise Http404(_("No such game.")) from error
+
+
+def _names(game: Game) -> dict[int, str]:
+    return {s.seat: str(s.user) for s in game.seats.all() if s.seat is not None}
+
+
+# ---------------------------------------------------------------------------------- accounts
+
+
+@require_GET
+@ensure_csrf_cookie
+def login_page(request):
+    next_url = _safe_next(request, reverse("web:lobby"))
+    if request.user.is_authenticated:
+        return redirect(next_url)
+    return TemplateResponse(request, "web/login.html", {"title": _("Log in"), "next": next_url})
+
+
+@require_GET
+@ensure_csrf_cookie
+def signup_page(request):
+    next_url = _safe_next(request, reverse("web:lobby"))
+    if request.user.is_authenticated:
+        return redirect(next_url)
+    return TemplateResponse(request, "web/signup.html", {"title": _("Sign up"), "next": next_url})
+
+
+@require_http_methods(["GET", "POST"])
+def logout_page(request):
+    """POST (the header's button, with its CSRF token) ends the session; GET asks first, as a
+    link must never log anyone out."""
+    if request.method == "POST":
+        logout(request)
+        return redirect("web:login")
+    if not request.user.is_authenticated:
+        return redirect("web:login")
+    return TemplateResponse(request, "web/logout.html", {"title": _("Log out")})
+
+
+# ---------------------------------------------------------------------------------- lobby
+
+
+def _summary(game: Game, user) -> dict:
+    """The API's game summary, plus whether `user` sits at the table (`your_seat` is null
+    until the game starts and seats are drawn)."""
+    summary = selectors.game_summary(game, user=user)
+    summary["seated"] = any(seat["user"]["id"] == user.pk for seat in summary["seats"])
+    return summary
+
+
+def _lobby_lists(request) -> dict:
+    user = request.user
+    mine = [_summary(g, user) for g in selectors.games_of_user(user=user)]
+    open_tables = [_summary(g, user) for g in selectors.tables_open(filters={})[:50]]
+    return {
+        "my_games": [g for g in mine if g["status"] in ("open", "playing")],
+        "open_tables": open_tables,
+        "finished": [_summary(g, user) for g in selectors.games_finished(user=user)[:20]],
+    }
+
+
+@require_GET
+@player_page
+@ensure_csrf_cookie
+def lobby(request):
+    context = {
+        "title": _("Lobby"),
+        "players_range": range(MIN_PLAYERS, MAX_PLAYERS + 1),
+        "movements": MOVEMENTS,
+        "clocks": Clock.choices,
+        "visibilities": Game.Visibility.choices,
+        **_lobby_lists(request),
+    }
+    return TemplateResponse(request, "web/lobby.html", context)
+
+
+@require_GET
+@player_page
+def lobby_lists(request):
+    """The lobby's lists alone: the lobby's script swaps them in when the lobby changes."""
+    return TemplateResponse(request, "web/_lobby_lists.html", _lobby_lists(request))
+
+
+# ---------------------------------------------------------------------------------- a game
+
+
+@require_GET
+def board_json(request):
+    return JsonResponse(board_data(), json_dumps_params={"ensure_ascii": False})
+
+
+@require_GET
+@player_page
+@ensure_csrf_cookie
+def game_page(request, game_id: int):
+    game = _visible_game(request, game_id)
+    summary = selectors.game_summary(game, user=request.user)
+    seated = any(seat.user_id == request.user.pk for seat in game.seats.all())
+    data = {
+        "id": game.pk,
+        "status": game.status,
+        "players": game.players,
+        "options": summary["options"],
+        "clock_preset": game.clock,
+        "clock_label": game.get_clock_display(),
+        "turn_seconds": game.turn_seconds,
+        "deadline1_at": game.deadline1_at,
+        "deadline2_at": game.deadline2_at,
+        "clock": summary["clock_state"],
+        "you": summary["your_seat"],
+        "seated": seated,
+        "creator": game.created_by_id == request.user.pk,
+        "user": {"id": request.user.pk, "name": str(request.user)},
+        "seats": [
+            {"seat": s["seat"], "join_order": s["join_order"], "name": s["user"]["display_name"]}
+            for s in summary["seats"]
+        ],
+        "colours": seat_colours(),
+        "urls": {
+            "socket": f"/ws/games/{game.pk}/",
+            "api": reverse("game", args=[game.pk]),
+            "join": reverse("table-join", args=[game.pk]),
+            "leave": reverse("table-leave", args=[game.pk]),
+            "replay": reverse("web:replay", args=[game.pk]),
+            "lobby": reverse("web:lobby"),
+        },
+    }
+    context = {
+        "title": _("Game %(id)s") % {"id": game.pk},
+        "game": summary,
+        "game_data": data,
+        "board": board_data(),
+        "invite_code": summary.get("invite_code"),
+    }
+    return TemplateResponse(request, "web/game.html", context)
+
+
+# ---------------------------------------------------------------------------------- replay
+
+
+def _requested_seq(raw: str | None, last: int) -> int:
+    try:
+        wanted = int((raw or "").strip())
+    except ValueError:
+        return last
+    return min(max(wanted, 0), last)
+
+
+@require_GET
+@player_page
+def game_replay(request, game_id: int):
+    """A finished game as it stood after entry `seq` (default: the end), replayed by the
+    engine from its log. Only finished or aborted games: while a game runs, its replay would
+    be built from the secret seed, so it is not offered at all (H1)."""
+    game = _visible_game(request, game_id)
+    if not game.over:
+        raise Http404(_("The replay opens when the game is over."))
+    last = GameEntry.objects.filter(game=game).order_by("-seq").values_list("seq", flat=True)[0]
+    seq = _requested_seq(request.GET.get("seq"), last)
+    try:
+        step = replay_step(game, seq)
+    except (engine.EngineError, LogGap) as error:
+        raise Http404(_("This game's log does not replay.")) from error
+    view = engine.public_view(step.state)
+    names = _names(game)
+    base = reverse("web:replay", args=[game.pk])
+    context = {
+        "title": _("Replay of game %(id)s") % {"id": game.pk},
+        "game": selectors.game_summary(game, user=request.user),
+        "seq": seq,
+        "last": last,
+        "nav": _navigation(base, seq, last),
+        "entry": _entry(step.entry, names),
+        "sentences": [describe(n) for n in step.entry.notifications],
+        "seats": _seat_rows(view, names),
+        "view": view,
+        "facts": {
+            "pile": view["pile"],
+            "waiting": [_citizen(c) for c in view["waiting"]],
+            "deadlines": view["deadlines_reached"],
+        },
+        "result": _ranking(game.result, names) if game.result else None,
+        "seed_verified": engine.seed_matches(game.seed_commitment, int(game.seed)),
+        "board": board_data(),
+        "replay_data": {
+            "view": view,
+            "notifications": step.entry.notifications,
+            "colours": seat_colours(),
+            "names": {str(k): v for k, v in names.items()},
+        },
+    }
+    return TemplateResponse(request, "web/replay.html", context)
+
+
+def _navigation(base: str, seq: int, last: int) -> list[dict]:
+    def link(key: str, label: str, target: int, enabled: bool) -> dict:
+        return {
+            "id": f"replay-{key}",
+            "label": label,
+            "key": NAV_KEYS[key],
+            "href": f"{base}?seq={target}" if enabled else None,
+        }
+
+    return [
+        link("first", _("« First"), 0, seq > 0),
+        link("prev", _("‹ Previous"), seq - 1, seq > 0),
+        link("next", _("Next ›"), seq + 1, seq < last),
+        link("last", _("Last »"), last, seq < last),
+    ]
+
+
+def _entry(entry: GameEntry, names: dict[int, str]) -> dict:
+    if entry.seq == 0:
+        actor = _("the setup")
+    elif entry.seat is not None and (entry.action or {}).get("type") in engine.PLAYER_ACTIONS:
+        actor = f"{seat_label(entry.seat)} ({names.get(entry.seat, '?')})"
+    else:
+        actor = _("the server")
+    return {"seq": entry.seq, "actor": actor, "created_at": entry.created_at}
+
+
+def _citizen(citizen: dict) -> dict:
+    return {
+        "origin": area_label(citizen["origin"]),
+        "destination": area_label(citizen["destination"]),
+        "fare": engine.distance(citizen["origin"], citizen["destination"]),
+    }
+
+
+def _seat_rows(view: dict, names: dict[int, str]) -> list[dict]:
+    colours = seat_colours()
+    return [
+        {
+            "seat": seat["seat"],
+            "label": seat_label(seat["seat"]),
+            "colour": colours[seat["seat"] % len(colours)],
+            "player": names.get(seat["seat"], "?"),
+            "area": area_label(seat["area"]),
+            "passengers": [_citizen(c) for c in seat["passengers"]],
+            "income": seat["income"],
+            "zombie": seat["zombie"],
+            "active": seat["seat"] == view["active_seat"],
+        }
+        for seat in view["seats"]
+    ]
+
+
+def _ranking(result: dict, names: dict[int, str]) -> list[dict]:
+    incomes = result.get("incomes", [])
+    return [
+        {
+            "rank": rank,
+            "seat": seat_label(seat),
+            "player": names.get(seat, "?"),
+            "income": incomes[seat] if seat < len(incomes) else None,
+        }
+        for rank, seats in enumerate(result.get("ranking", []), start=1)
+        for seat in seats
+    ]
