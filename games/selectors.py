@@ -245,7 +245,10 @@ def entries_since(
 ) -> tuple[list[dict], dict | None, int]:
     """Entries with after < seq (< before), and — for a resync — the current view."""
     game = Game.objects.get(pk=game_id)
-    entries = GameEntry.objects.filter(game_id=game_id, seq__gt=after).order_by("seq")
+    # up to the version just read: what commits meanwhile arrives live, never twice
+    entries = GameEntry.objects.filter(
+        game_id=game_id, seq__gt=after, seq__lte=log_version(game)
+    ).order_by("seq")
     if before is not None:
         entries = entries.filter(seq__lt=before)
     rows = [

@@ -23,7 +23,8 @@ _cache: OrderedDict[int, tuple[int, engine.Game]] = OrderedDict()
 def replay_from_log(game: Game) -> engine.Game:
     """The state after every entry of the game's log, from the database."""
     actions = (
-        GameEntry.objects.filter(game_id=game.pk, seq__gte=1)
+        # bounded by the row's version: entries committed since the row was read come later
+        GameEntry.objects.filter(game_id=game.pk, seq__gte=1, seq__lte=game.version)
         .order_by("seq")
         .values_list("action", flat=True)
     )

@@ -172,7 +172,9 @@ if REDIS_URL:
     CHANNEL_LAYERS = {
         "default": {
             "BACKEND": "channels_redis.core.RedisChannelLayer",
-            "CONFIG": {"hosts": [REDIS_URL]},
+            # channels_redis blocks up to 5 s reading a socket's queue (BZPOPMIN); redis-py 8
+            # times reads out after 5 s by default, which dropped idle sockets. Wait longer.
+            "CONFIG": {"hosts": [{"address": REDIS_URL, "socket_timeout": 15}]},
         }
     }
     CELERY_BROKER_URL = REDIS_URL
