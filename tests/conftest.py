@@ -151,3 +151,14 @@ def make_player(db):
 def _fast_password_hashing(settings):
     """Hashing a password the production way takes most of a second; tests make many users."""
     settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+
+
+@pytest.fixture(autouse=True)
+def _fresh_channel_layer():
+    """Each test gets its own channel layer instance: a layer keeps asyncio locks bound to the
+    event loop that used it, and every async_to_sync in a test runs a loop of its own."""
+    from channels.layers import channel_layers
+
+    channel_layers.backends.clear()
+    yield
+    channel_layers.backends.clear()
