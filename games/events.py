@@ -17,6 +17,7 @@ from channels.layers import get_channel_layer
 from django.core.serializers.json import DjangoJSONEncoder
 
 from games import engine
+from games.selectors import seed_as_text
 
 log = logging.getLogger(__name__)
 
@@ -58,7 +59,7 @@ def entry_message(
         "seq": seq,
         "clock": _plain(clock),
         "notifications": notifications,
-        "public": engine.public_view(current),
+        "public": seed_as_text(engine.public_view(current)),
         "active_seat": current.current_player(),
         "legal": [engine.encode_action(a) for a in current.legal_actions()],
     }

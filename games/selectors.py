@@ -19,6 +19,18 @@ class NotAuthenticated(ApiError):
     default_detail = "Log in first."
 
 
+def client_view(current: engine.Game, seat: int | None) -> dict:
+    """The engine's player view as clients get it: the revealed 128-bit seed as a string
+    (JavaScript numbers and the channel layer's msgpack cannot hold it)."""
+    return seed_as_text(engine.player_view(current, seat))
+
+
+def seed_as_text(view: dict) -> dict:
+    if view.get("seed") is not None:
+        view["seed"] = str(view["seed"])
+    return view
+
+
 def game_get_visible(*, game_id: int, user) -> Game:
     """The game if `user` may see it: public tables to everyone signed in; invite-only tables
     to the people seated at them and staff. Anything else is 'not found' (ids leak nothing)."""
@@ -106,7 +118,7 @@ def game_detail(*, game: Game, user) -> dict:
     if game.status in (Game.Status.OPEN, Game.Status.CANCELLED):
         detail["view"] = None
     else:
-        detail["view"] = engine.player_view(state.state_for(game), seat_of(game, user))
+        detail["view"] = client_view(state.state_for(game), seat_of(game, user))
     return detail
 
 
@@ -124,7 +136,7 @@ def entry_response(game: Game, current: engine.Game, entry: GameEntry, seat: int
         "seq": entry.seq,
         "version": game.version,
         "notifications": entry.notifications,
-        "view": engine.player_view(current, seat),
+        "view": client_view(current, seat),
         "clock_state": _json_safe(clock_of(game)),
     }
 
@@ -257,7 +269,7 @@ def entries_since(
     ]
     view = None
     if before is None and game.started_at is not None:
-        view = engine.player_view(state.state_for(game), seat)
+        view = client_view(state.state_for(game), seat)
     return rows, view, log_version(game)
 
 

@@ -15,7 +15,8 @@ It is up when every worker has started and /healthz answers. Its output (stdout 
 goes to a temporary file: `log_tail()` for failure messages; it is also printed to stderr when
 the `with` block fails. At exit the server's process group (uvicorn and its workers, started
 in a session of their own) gets SIGTERM, then SIGKILL if it has not stopped in time; servers
-still running when the interpreter exits are stopped by an atexit hook.
+still running when the interpreter exits are stopped by an atexit hook. TAXI_KEEP_SERVER_LOG=1
+keeps the log file (its path is printed) for debugging.
 
 pytest-django runs tests against a *test* database (`test_<name>` on PostgreSQL, a file under
 var/ on SQLite): `current_database_url()` reads the name from `django.db.connection` (call it

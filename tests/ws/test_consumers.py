@@ -521,3 +521,27 @@ def test_a_socket_opened_on_a_waiting_table_sees_the_game_start_with_its_seat(ma
     host_seat = Game.objects.get(pk=game_id).seats.get(user=host.user).seat
     assert started["view"]["you"] == host_seat
     assert started["notifications"][0]["type"] == "game_started"
+
+
+def test_the_last_entry_of_a_game_reaches_the_sockets_with_the_seed_as_text(table):
+    """Regression: the revealed 128-bit seed broke the Redis layer's msgpack push of the end."""
+    game_id, by_seat = table
+
+    async def scenario():
+        from channels.db import database_sync_to_async
+
+        ws = socket(f"/ws/games/{game_id}/", by_seat[0])
+        await ws.connect()
+        await ws.receive_json_from()
+        await ws.send_json_to({"type": "sync", "after": 0})
+        await frames_until(ws, "synced")
+        await database_sync_to_async(by_seat[0].move)(game_id, {"type": "resign"}, 0)
+        await database_sync_to_async(by_seat[1].move)(game_id, {"type": "resign"}, 1)
+        frames = [await ws.receive_json_from(timeout=10) for _ in range(2)]
+        await ws.disconnect()
+        return frames
+
+    frames = run(scenario)
+    last = frames[-1]
+    assert last["notifications"][-1]["type"] == "game_ended"
+    assert last["view"]["seed"] == Game.objects.get(pk=game_id).seed
