@@ -1,0 +1,826 @@
+#!/usr/bin/env python3
+"""HTTP API benchmark: simulated players playing complete games against a real ASGI server.
+
+    .venv/bin/pip install -e '.[bench]'          # aiohttp (load generator), py-spy, pyinstrument
+    .venv/bin/python bench/api.py                # K=100 games, 4 workers, 30 s (+ ~1-3 min setup)
+    .venv/bin/python bench/api.py --games 100,20 --json bench/out/api.json
+    .venv/bin/python bench/api.py --quick        # smoke run (K=10, a few seconds)
+    .venv/bin/python bench/api.py --py-spy /tmp/spy.txt   # + where the workers' CPU goes
+    .venv/bin/python bench/api.py --wait-idle 600         # first wait for a quiet machine
+
+Needs PostgreSQL (`--pg-url`, a role that may create databases) and Redis (`--redis-url`).
+See also bench/profile_move.py (one move, profiled in-process).
+
+What it does, all on this machine and only over 127.0.0.1:
+
+1. Creates a fresh PostgreSQL database (`--db-name`, default `bench_api`; dropped first and at
+   the end unless `--keep-db`) and runs `manage.py migrate` against it.
+2. Starts uvicorn with N workers on `taxi_project.asgi:application` (through bench/_asgi.py,
+   which only adds a log handler so that errors reach the server log) (DEBUG off,
+   PostgreSQL, Redis for the cache and the channel layer; the `auth` throttle is raised to
+   100000/min so the sign-ups of the setup are not refused) and waits for /healthz.
+3. Signs up 2×K users (POST /api/v1/auth/signup), the only source of their tokens.
+4. For each K: K concurrent loops, one per pair of players, each creating a two-player table
+   (POST /api/v1/tables, POST /api/v1/tables/{id}/join) and playing it to the end with
+   POST /api/v1/games/{id}/actions {action, version, idempotency_key}, then the next game,
+   until the window closes. One request in flight per game (a player waits for the answer).
+   The client picks moves from `view.legal_actions` of the last answer (or, when the turn has
+   passed to the other player, from the legal actions derived from the public view), with a
+   simple policy (bench/_client.py: choose). After a warm-up, it counts for `--duration`
+   seconds: accepted moves (201) per second and their latency p50/p95/p99 as the client sees
+   it; every other status is reported by code.
+5. Then, same server, same K, same connections: the trivial authenticated GET
+   (GET /api/v1/me with a token) for `--get-duration` seconds, the denominator of the ratio.
+6. Prints the table with the goals (at K=100: ≥ 300 accepted moves/s, p99 ≤ 100 ms,
+   moves/s ≥ 0.4 × GET/s) and where the CPU went (/proc: the server's processes, PostgreSQL,
+   Redis, this client, other processes), with the CPU per accepted move and the rate the CPUs
+   would allow at that cost, a figure that other load on the machine does not lower;
+   `--json PATH` writes every figure.
+
+The server, the database and the temporary files are removed at exit, also on error or
+Ctrl-C. The load generator shares the machine's CPUs with the server and PostgreSQL (its own
+CPU use is reported): figures are for this machine as a whole. Goals are printed as PASS/FAIL
+and never change the exit status; it is non-zero only if the run itself failed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import atexit
+import datetime
+import json
+import os
+import platform
+import secrets
+import shlex
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.error
+import urllib.request
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+try:
+    import aiohttp
+except ImportError:  # pragma: no cover - a hint, not a feature
+    sys.exit("bench/api.py needs aiohttp: .venv/bin/pip install -e '.[bench]'")
+import psycopg  # noqa: E402  (a project dependency)
+
+from bench import _client, _pyspy  # noqa: E402
+
+#: Goals (the issue's), defined for K = GOAL_GAMES concurrent games on this 2-core machine.
+GOAL_GAMES = 100
+GOAL_MOVES_PER_S = 300
+GOAL_P99_MS = 100
+GOAL_RATIO = 0.4
+
+HOST = "127.0.0.1"
+
+
+def log(message: str) -> None:
+    print(f"[{time.strftime('%H:%M:%S')}] {message}", file=sys.stderr, flush=True)
+
+
+# ---------------------------------------------------------------------------------- CPU
+
+
+TICKS = os.sysconf("SC_CLK_TCK")
+
+
+def machine_cpu() -> tuple[float, float]:
+    """(busy, total) CPU seconds of the whole machine since boot, from /proc/stat."""
+    with open("/proc/stat") as f:
+        fields = [int(x) for x in f.readline().split()[1:]]
+    idle = fields[3] + (fields[4] if len(fields) > 4 else 0)  # idle + iowait
+    total = sum(fields[:8])  # without guest time (already counted in user)
+    return (total - idle) / TICKS, total / TICKS
+
+
+def _proc_stats() -> dict[int, tuple[int, str, float, float]]:
+    """pid -> (ppid, name, own CPU s, CPU s of its reaped children) for every process."""
+    found = {}
+    for name in os.listdir("/proc"):
+        if not name.isdigit():
+            continue
+        try:
+            with open(f"/proc/{name}/stat") as f:
+                data = f.read()
+        except OSError:
+            continue
+        comm = data[data.find("(") + 1 : data.rfind(")")]
+        rest = data[data.rfind(")") + 2 :].split()
+        own = (int(rest[11]) + int(rest[12])) / TICKS
+        reaped = (int(rest[13]) + int(rest[14])) / TICKS
+        found[int(name)] = (int(rest[1]), comm, own, reaped)
+    return found
+
+
+def cpu_snapshot(server_pid: int) -> dict[str, float]:
+    """Cumulative CPU seconds of the server's process tree, PostgreSQL and Redis.
+
+    PostgreSQL runs a backend per connection; one that exits is reaped by the postmaster, whose
+    "children" CPU then holds it, so (live backends + postmaster's reaped children) only grows:
+    its difference over a window is what PostgreSQL used in it, short-lived backends included.
+    Same for the server (a worker that exited)."""
+    stats = _proc_stats()
+    children: dict[int, list[int]] = {}
+    for pid, (ppid, *_rest) in stats.items():
+        children.setdefault(ppid, []).append(pid)
+    server, todo = 0.0, [server_pid]
+    while todo:
+        pid = todo.pop()
+        if pid in stats:
+            _, _, own, reaped = stats[pid]
+            server += own + (reaped if pid == server_pid else 0.0)
+            todo.extend(children.get(pid, []))
+    postgres = redis = 0.0
+    for ppid, comm, own, reaped in stats.values():
+        if comm == "postgres":
+            postgres += own
+            if stats.get(ppid, (0, ""))[1] != "postgres":  # the postmaster
+                postgres += reaped
+        elif comm.startswith("redis-server"):
+            redis += own
+    return {"server": server, "postgres": postgres, "redis": redis}
+
+
+def tree_pids(root: int) -> list[int]:
+    stats = _proc_stats()
+    children: dict[int, list[int]] = {}
+    for pid, (ppid, *_rest) in stats.items():
+        children.setdefault(ppid, []).append(pid)
+    result, todo = [], [root]
+    while todo:
+        pid = todo.pop()
+        if pid in stats:
+            result.append(pid)
+            todo.extend(children.get(pid, []))
+    return sorted(result)
+
+
+def busy_fraction(seconds: float) -> float:
+    """How busy the machine is now (0..1), over `seconds`."""
+    busy0, total0 = machine_cpu()
+    time.sleep(seconds)
+    busy1, total1 = machine_cpu()
+    return (busy1 - busy0) / (total1 - total0) if total1 > total0 else 0.0
+
+
+class CpuMeter:
+    """CPU used between start() and stop(): the machine, this process, the server's tree,
+    PostgreSQL, Redis; what is left is other processes on the machine."""
+
+    def __init__(self, server_pid: int):
+        self.server_pid = server_pid
+
+    def start(self) -> None:
+        self.t0 = time.perf_counter()
+        self.machine0 = machine_cpu()
+        self.client0 = time.process_time()
+        self.snap0 = cpu_snapshot(self.server_pid)
+
+    def stop(self) -> dict:
+        wall = time.perf_counter() - self.t0
+        busy1, total1 = machine_cpu()
+        client = time.process_time() - self.client0
+        snap1 = cpu_snapshot(self.server_pid)
+        used = {k: snap1[k] - self.snap0[k] for k in snap1}
+        busy = busy1 - self.machine0[0]
+        total = total1 - self.machine0[1]
+        return {
+            "wall_s": wall,
+            "machine_busy_pct": 100 * busy / total if total else None,
+            "machine_busy_cpu_s": busy,
+            "server_cpu_s": used["server"],
+            "client_cpu_s": client,
+            "postgres_cpu_s": used["postgres"],
+            "redis_cpu_s": used["redis"],
+            "other_cpu_s": max(busy - client - sum(used.values()), 0.0),
+            "cpus": os.cpu_count() or 1,
+        }
+
+
+# ---------------------------------------------------------------------------------- setup
+
+
+def free_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        s.bind((HOST, 0))
+        return s.getsockname()[1]
+
+
+def pg_admin(pg_url: str, *statements: str) -> None:
+    with psycopg.connect(pg_url, dbname="postgres", autocommit=True) as conn:
+        for statement in statements:
+            conn.execute(statement)
+
+
+def _ident(name: str) -> str:
+    if not name.replace("_", "").isalnum():
+        raise SystemExit(f"--db-name must be letters, digits and _: {name!r}")
+    return f'"{name}"'
+
+
+class Run:
+    """Owns what the benchmark creates: the database, the server, the temporary directory."""
+
+    def __init__(self, args):
+        self.args = args
+        self.server: subprocess.Popen | None = None
+        self.recorder: subprocess.Popen | None = None  # py-spy, while it records
+        self.spied = False
+        self.db_created = False
+        self.tmp = Path(tempfile.mkdtemp(prefix="bench-api-"))
+        self.server_log = self.tmp / "uvicorn.log"
+        self.failed = False
+        self.server_log_lines = 0
+        self.port = args.port or free_port()
+        self.base = f"http://{HOST}:{self.port}"
+        db_url = f"{args.pg_url.rstrip('/')}/{args.db_name}"
+        self.env = {
+            **{k: v for k, v in os.environ.items() if not k.startswith(("DJANGO_", "PG"))},
+            "DJANGO_SETTINGS_MODULE": "taxi_project.settings",
+            "DATABASE_URL": db_url,
+            "REDIS_URL": args.redis_url,
+            "DEBUG": "false",
+            "SECRET_KEY": "bench-" + secrets.token_urlsafe(32),
+            "ALLOWED_HOSTS": "127.0.0.1,localhost",
+            "AUTH_THROTTLE_RATE": "100000/min",
+            "PYTHONUNBUFFERED": "1",
+        }
+        for item in args.server_env:
+            key, sep, value = item.partition("=")
+            if not sep or not key:
+                raise SystemExit(f"--server-env takes KEY=VALUE, not {item!r}")
+            self.env[key] = value
+
+    # -- database
+    def create_database(self) -> None:
+        name = _ident(self.args.db_name)
+        log(f"database {self.args.db_name}: drop and create")
+        pg_admin(self.args.pg_url, f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")
+        pg_admin(self.args.pg_url, f"CREATE DATABASE {name}")
+        self.db_created = True
+        log("manage.py migrate")
+        subprocess.run(
+            [sys.executable, "manage.py", "migrate", "--noinput", "-v", "0"],
+            cwd=ROOT,
+            env=self.env,
+            check=True,
+            timeout=300,
+        )
+
+    def drop_database(self) -> None:
+        if self.db_created and not self.args.keep_db:
+            try:
+                pg_admin(
+                    self.args.pg_url,
+                    f"DROP DATABASE IF EXISTS {_ident(self.args.db_name)} WITH (FORCE)",
+                )
+                log(f"database {self.args.db_name} dropped")
+            except Exception as error:  # noqa: BLE001 - cleanup must go on
+                log(f"could not drop database {self.args.db_name}: {error}")
+            self.db_created = False
+
+    # -- server
+    def server_command(self) -> list[str]:
+        if self.args.server_cmd:
+            return shlex.split(
+                self.args.server_cmd.format(
+                    python=sys.executable, host=HOST, port=self.port, workers=self.args.workers
+                )
+            )
+        return [
+            sys.executable, "-m", "uvicorn", "bench._asgi:application",
+            "--host", HOST, "--port", str(self.port),
+            "--workers", str(self.args.workers),
+            "--log-level", "warning", "--no-access-log",
+            # the client keeps its connections; don't let idle ones close under it
+            "--timeout-keep-alive", "60",
+        ]  # fmt: skip
+
+    def start_server(self) -> None:
+        command = self.server_command()
+        log(f"server: {' '.join(command)}")
+        self.server = subprocess.Popen(
+            command,
+            cwd=ROOT,
+            env=self.env,
+            stdin=subprocess.DEVNULL,
+            stdout=open(self.server_log, "wb"),  # noqa: SIM115 - closed with the process
+            stderr=subprocess.STDOUT,
+            start_new_session=True,  # its own process group: stopped as one, by its id
+        )
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            if self.server.poll() is not None:
+                raise RuntimeError(f"the server exited ({self.server.returncode})")
+            try:
+                with urllib.request.urlopen(f"{self.base}/healthz", timeout=2) as response:
+                    if response.status == 200:
+                        log(f"server up on {self.base} (pid {self.server.pid})")
+                        return
+            except (urllib.error.URLError, ConnectionError, TimeoutError):
+                pass
+            time.sleep(0.2)
+        raise RuntimeError("the server did not answer /healthz within 60 s")
+
+    def worker_pids(self) -> list[int]:
+        if self.server is None:
+            return []
+        return [pid for pid in tree_pids(self.server.pid) if pid != self.server.pid]
+
+    def stop_server(self) -> None:
+        server, self.server = self.server, None
+        if server is None or server.poll() is not None:
+            return
+        pgid = server.pid  # start_new_session: the group id is the server's pid
+        try:
+            os.killpg(pgid, signal.SIGTERM)
+            server.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            os.killpg(pgid, signal.SIGKILL)
+            server.wait(timeout=5)
+        except ProcessLookupError:
+            pass
+        log("server stopped")
+
+    def cleanup(self) -> None:
+        recorder, self.recorder = self.recorder, None
+        if recorder is not None and recorder.poll() is None:
+            recorder.terminate()  # py-spy, started by us: by its own Popen handle
+            try:
+                recorder.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                recorder.kill()
+        self.stop_server()
+        self.drop_database()
+        if self.tmp.exists():
+            if self.server_log.exists():
+                text = self.server_log.read_text(errors="replace")
+                self.server_log_lines = len(text.splitlines())
+                if text.strip():
+                    print(
+                        f"--- server log: {self.server_log_lines} lines; the last ---\n"
+                        f"{text[-4000:]}\n--- end of server log ---",
+                        file=sys.stderr,
+                    )
+            shutil.rmtree(self.tmp, ignore_errors=True)
+
+
+# ---------------------------------------------------------------------------------- phases
+
+
+def _ms(seconds: float | None) -> float | None:
+    return None if seconds is None else round(seconds * 1000, 2)
+
+
+def _summary(stats: _client.Stats, duration: float) -> dict:
+    lat = stats.latencies
+    non_2xx = {str(k): v for k, v in stats.codes.items() if not (isinstance(k, int) and k < 300)}
+    return {
+        "accepted": len(lat),
+        "per_s": len(lat) / duration,
+        "p50_ms": _ms(_client.percentile(lat, 50)),
+        "p95_ms": _ms(_client.percentile(lat, 95)),
+        "p99_ms": _ms(_client.percentile(lat, 99)),
+        "max_ms": _ms(max(lat) if lat else None),
+        "mean_ms": _ms(sum(lat) / len(lat) if lat else None),
+        "status_codes": {str(k): v for k, v in sorted(stats.codes.items(), key=str)},
+        "errors": sum(non_2xx.values()),
+        "errors_by_code": non_2xx,
+        "error_codes": {f"{s} {c}": n for (s, c), n in stats.error_bodies.items()},
+        "first_errors": stats.first_errors,
+    }
+
+
+async def run_level(run: Run, session, players, games: int, args) -> dict:
+    """One K: the move phase, then the GET phase, on the same server and connections."""
+    meter = CpuMeter(run.server.pid)
+    options = {"movement": args.movement}
+    pairs = [(players[2 * i], players[2 * i + 1]) for i in range(games)]
+
+    log(f"K={games}: setting up {games} games (tables, joins, first views)")
+    stats = _client.Stats()
+    started = time.perf_counter()
+    firsts = await asyncio.gather(
+        *(_client.open_game(session, run.base, pair, options, stats) for pair in pairs)
+    )
+    setup_s = time.perf_counter() - started
+    log(f"K={games}: moves for {args.warmup:g} s warm-up + {args.duration:g} s")
+    now = time.perf_counter()
+    window = _client.Window(now + args.warmup, now + args.warmup + args.duration)
+    cpu_task = asyncio.create_task(_meter_window(meter, window))
+    spy_task = None
+    if args.py_spy and not run.spied:
+        run.spied = True
+        spy_task = asyncio.create_task(_spy_window(run, window, Path(args.py_spy)))
+    results = await asyncio.gather(
+        *(
+            _client.play_games(session, run.base, pair, options, window, stats, first)
+            for pair, first in zip(pairs, firsts, strict=True)
+        ),
+        return_exceptions=True,
+    )
+    move_cpu = await cpu_task
+    spy = await spy_task if spy_task is not None else None
+    crashed = [r for r in results if isinstance(r, BaseException)]
+    if crashed:
+        raise RuntimeError(f"{len(crashed)} game loops failed; first: {crashed[0]!r}")
+    moves = _summary(stats, args.duration)
+    moves.update(
+        games_started=stats.games_started,
+        games_finished=stats.games_finished,
+        legal_checked=stats.legal_checked,
+        legal_mismatches=stats.legal_mismatches,
+        resyncs=stats.resyncs,
+        setup_s=setup_s,
+        setup_requests_in_window=len(stats.setup_latencies),
+        setup_errors={f"{s} {c}": n for (s, c), n in stats.setup_errors.items()},
+        cpu=move_cpu,
+    )
+    if spy is not None:
+        moves["py_spy"] = spy
+    if moves["accepted"]:
+        moves.update(cpu_per_op(move_cpu, moves["accepted"]))
+        moves["server_cpu_ms_per_move"] = 1000 * move_cpu["server_cpu_s"] / moves["accepted"]
+        moves["machine_cpu_ms_per_move"] = 1000 * move_cpu["machine_busy_cpu_s"] / moves["accepted"]
+
+    log(f"K={games}: GET /api/v1/me for 1 s warm-up + {args.get_duration:g} s")
+    now = time.perf_counter()
+    window = _client.Window(now + 1.0, now + 1.0 + args.get_duration)
+    gstats = _client.Stats()
+    cpu_task = asyncio.create_task(_meter_window(meter, window))
+    url = f"{run.base}/api/v1/me"
+    await asyncio.gather(
+        *(_client.get_loop(session, url, players[i], window, gstats) for i in range(games))
+    )
+    get_cpu = await cpu_task
+    gets = _summary(gstats, args.get_duration)
+    gets["cpu"] = get_cpu
+    if gets["accepted"]:
+        gets.update(cpu_per_op(get_cpu, gets["accepted"]))
+        gets["server_cpu_ms_per_request"] = 1000 * get_cpu["server_cpu_s"] / gets["accepted"]
+
+    ratio = moves["per_s"] / gets["per_s"] if gets["per_s"] else None
+    level = {
+        "games": games,
+        "workers": args.workers,
+        "duration_s": args.duration,
+        "get_duration_s": args.get_duration,
+        "moves": moves,
+        "get_me": gets,
+        "ratio_moves_per_get": ratio,
+    }
+    level["goals"] = goals(level)
+    return level
+
+
+def cpu_per_op(cpu: dict, count: int) -> dict:
+    """CPU per operation of the serving side (server + PostgreSQL + Redis, not the client nor
+    other processes), and the rate the machine's CPUs would allow at that cost: a ceiling that
+    other processes' load does not lower, unlike the measured rate."""
+    serving = cpu["server_cpu_s"] + cpu["postgres_cpu_s"] + cpu["redis_cpu_s"]
+    per_op = serving / count
+    return {
+        "serving_cpu_ms_per_op": 1000 * per_op,
+        "cpu_ceiling_per_s": cpu["cpus"] / per_op if per_op else None,
+    }
+
+
+async def _meter_window(meter: CpuMeter, window: _client.Window) -> dict:
+    await asyncio.sleep(max(window.start - time.perf_counter(), 0))
+    meter.start()
+    await asyncio.sleep(max(window.end - time.perf_counter(), 0))
+    return meter.stop()
+
+
+async def _spy_window(run: Run, window: _client.Window, path: Path) -> dict | None:
+    """py-spy on every worker for the move window; the summary of what it sampled."""
+    await asyncio.sleep(max(window.start - time.perf_counter(), 0))
+    recorder = _pyspy.start(run.server.pid, window.end - window.start, path)
+    run.recorder = recorder
+    try:
+        _, err = await asyncio.to_thread(
+            recorder.communicate, timeout=window.end - window.start + 60
+        )
+    finally:
+        run.recorder = None
+    if recorder.returncode != 0 or not path.exists():
+        log(f"py-spy failed ({recorder.returncode}): {err.decode(errors='replace')[-500:]}")
+        return None
+    summary = _pyspy.summarize(path)
+    summary["raw"] = str(path)
+    return summary
+
+
+def goals(level: dict) -> dict:
+    moves, ratio = level["moves"], level["ratio_moves_per_get"]
+    p99 = moves["p99_ms"]
+    return {
+        "applies": level["games"] == GOAL_GAMES,
+        "moves_per_s": moves["per_s"] >= GOAL_MOVES_PER_S,
+        "p99": p99 is not None and p99 <= GOAL_P99_MS,
+        "ratio": ratio is not None and ratio >= GOAL_RATIO,
+        "no_errors": moves["errors"] == 0 and level["get_me"]["errors"] == 0,
+    }
+
+
+# ---------------------------------------------------------------------------------- report
+
+
+def _f(value, spec=".1f", none="-") -> str:
+    return none if value is None else format(value, spec)
+
+
+def _verdict(ok: bool, applies: bool) -> str:
+    return ("PASS" if ok else "FAIL") if applies else ("(ok)" if ok else "(no)")
+
+
+def report(levels: list[dict], args) -> None:
+    head = (
+        f"{'K':>4} {'wrk':>3} {'dur':>4} | {'moves/s':>8} {'p50':>6} {'p95':>6} {'p99':>6} "
+        f"{'err':>4} | {'GET/s':>7} {'p50':>5} {'p99':>6} {'err':>4} | {'ratio':>5}"
+    )
+    print()
+    print("HTTP API benchmark (latencies in ms, as the client sees them)")
+    print(head)
+    print("-" * len(head))
+    for lv in levels:
+        m, g = lv["moves"], lv["get_me"]
+        print(
+            f"{lv['games']:>4} {lv['workers']:>3} {lv['duration_s']:>4g} | "
+            f"{m['per_s']:>8.1f} {_f(m['p50_ms']):>6} {_f(m['p95_ms']):>6} "
+            f"{_f(m['p99_ms']):>6} {m['errors']:>4} | "
+            f"{g['per_s']:>7.1f} {_f(g['p50_ms']):>5} {_f(g['p99_ms']):>6} {g['errors']:>4} | "
+            f"{_f(lv['ratio_moves_per_get'], '.2f'):>5}"
+        )
+    print()
+    print(
+        f"Goals (at K={GOAL_GAMES}; other K shown in parentheses): "
+        f"≥ {GOAL_MOVES_PER_S} accepted moves/s, p99 ≤ {GOAL_P99_MS} ms, "
+        f"moves/s ≥ {GOAL_RATIO} × GET/s, no errors"
+    )
+    for lv in levels:
+        gl, m = lv["goals"], lv["moves"]
+        a = gl["applies"]
+        print(
+            f"  K={lv['games']:<4} moves/s {m['per_s']:.1f}: {_verdict(gl['moves_per_s'], a)}"
+            f" | p99 {_f(m['p99_ms'])} ms: {_verdict(gl['p99'], a)}"
+            f" | ratio {_f(lv['ratio_moves_per_get'], '.2f')}: {_verdict(gl['ratio'], a)}"
+            f" | errors {m['errors'] + lv['get_me']['errors']}: {_verdict(gl['no_errors'], a)}"
+        )
+    print()
+    print(
+        f"Where the CPU went (CPU seconds per wall second; this machine has {os.cpu_count()} CPUs)"
+    )
+    for lv in levels:
+        for name, phase in (("moves", lv["moves"]), ("GET  ", lv["get_me"])):
+            c = phase["cpu"]
+            w = c["wall_s"]
+            print(
+                f"  K={lv['games']:<4} {name}: machine {c['machine_busy_pct']:.0f}% busy | "
+                f"server {c['server_cpu_s'] / w:.2f} | PostgreSQL {c['postgres_cpu_s'] / w:.2f} | "
+                f"Redis {c['redis_cpu_s'] / w:.2f} | client {c['client_cpu_s'] / w:.2f} | "
+                f"other processes {c['other_cpu_s'] / w:.2f}"
+            )
+        m, g = lv["moves"], lv["get_me"]
+        if m.get("server_cpu_ms_per_move"):
+            print(
+                f"  K={lv['games']:<4} CPU per accepted move: server "
+                f"{m['server_cpu_ms_per_move']:.1f} ms, server+PostgreSQL+Redis "
+                f"{m['serving_cpu_ms_per_op']:.1f} ms -> CPU ceiling "
+                f"{_f(m['cpu_ceiling_per_s'], '.0f')} moves/s; per GET: server "
+                f"{_f(g.get('server_cpu_ms_per_request'), '.1f')} ms, serving "
+                f"{_f(g.get('serving_cpu_ms_per_op'), '.1f')} ms -> "
+                f"{_f(g.get('cpu_ceiling_per_s'), '.0f')} GET/s"
+            )
+    for lv in levels:
+        if lv["moves"].get("py_spy"):
+            print()
+            print(f"K={lv['games']} moves, server side: " + _pyspy.report(lv["moves"]["py_spy"]))
+    print()
+    for lv in levels:
+        m = lv["moves"]
+        print(
+            f"  K={lv['games']:<4} set-up of the first {lv['games']} games {m['setup_s']:.1f} s "
+            f"(before the window); games started {m['games_started']}, finished "
+            f"{m['games_finished']}; status codes {m['status_codes']}; legal-action checks "
+            f"{m['legal_checked']} ({m['legal_mismatches']} mismatches); resyncs {m['resyncs']}"
+        )
+        if m["setup_errors"]:
+            print(f"    failed table set-ups (create/join/view): {m['setup_errors']}")
+        for line in m["first_errors"] + lv["get_me"]["first_errors"]:
+            print(f"    error: {line}")
+
+
+def environment(args, run: Run) -> dict:
+    try:
+        commit = subprocess.run(
+            ["git", "rev-parse", "HEAD"], cwd=ROOT, capture_output=True, text=True, timeout=10
+        ).stdout.strip()
+    except (OSError, subprocess.SubprocessError):
+        commit = ""
+    with psycopg.connect(args.pg_url, dbname="postgres") as conn:
+        pg_version = conn.execute("SHOW server_version").fetchone()[0]
+        max_connections = conn.execute("SHOW max_connections").fetchone()[0]
+    return {
+        "date": datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds"),
+        "commit": commit,
+        "python": platform.python_version(),
+        "platform": platform.platform(),
+        "cpus": os.cpu_count(),
+        "postgresql": pg_version,
+        "pg_max_connections": int(max_connections),
+        "aiohttp": aiohttp.__version__,
+        "server": " ".join(run.server_command()[1:]),
+    }
+
+
+# ---------------------------------------------------------------------------------- main
+
+
+def parse_args(argv=None):
+    parser = argparse.ArgumentParser(
+        description=__doc__.split("\n\n")[0], formatter_class=argparse.RawTextHelpFormatter
+    )
+    parser.add_argument(
+        "--games", default=str(GOAL_GAMES),
+        help="K, concurrent games; a comma-separated list runs each in turn (default 100)",
+    )  # fmt: skip
+    parser.add_argument("--workers", type=int, default=4, help="uvicorn workers (default 4)")
+    parser.add_argument("--duration", type=float, default=30.0, help="measured seconds of moves")
+    parser.add_argument("--warmup", type=float, default=5.0, help="unmeasured seconds first")
+    parser.add_argument(
+        "--get-duration", type=float, default=10.0, help="measured seconds of GET /api/v1/me"
+    )
+    parser.add_argument(
+        "--movement", default="normal", choices=["normal", "fast", "faster"],
+        help="the tables' movement option (default normal)",
+    )  # fmt: skip
+    parser.add_argument("--port", type=int, default=0, help="server port (default: a free one)")
+    parser.add_argument(
+        "--pg-url", default="postgres://postgres@127.0.0.1:5432",
+        help="PostgreSQL server, without database (default postgres://postgres@127.0.0.1:5432)",
+    )  # fmt: skip
+    parser.add_argument("--db-name", default="bench_api", help="database to (re)create")
+    parser.add_argument("--keep-db", action="store_true", help="do not drop the database after")
+    parser.add_argument(
+        "--redis-url", default="redis://127.0.0.1:6379/14",
+        help="Redis for the server's cache and channel layer (default db 14)",
+    )  # fmt: skip
+    parser.add_argument(
+        "--signup-concurrency", type=int, default=8, help="sign-ups in flight (CPU-bound)"
+    )
+    parser.add_argument(
+        "--wait-idle", type=float, default=0.0, metavar="S",
+        help="wait up to S seconds for the machine to be quiet before starting (default 0)",
+    )  # fmt: skip
+    parser.add_argument(
+        "--py-spy", metavar="PATH",
+        help="sample the workers with py-spy during the first move window; raw stacks to PATH",
+    )  # fmt: skip
+    parser.add_argument(
+        "--server-env", action="append", default=[], metavar="KEY=VALUE",
+        help="extra environment for migrate and the server (repeatable), e.g. to try other "
+        "settings: --server-env DJANGO_SETTINGS_MODULE=mysettings --server-env PYTHONPATH=/dir",
+    )  # fmt: skip
+    parser.add_argument(
+        "--server-cmd", metavar="TEMPLATE",
+        help="another server command, to compare (placeholders {python} {host} {port} "
+        "{workers}), e.g. '{python} -m uvicorn taxi_project.wsgi:application --interface wsgi "
+        "--host {host} --port {port} --workers {workers}'; default: uvicorn on bench._asgi",
+    )  # fmt: skip
+    parser.add_argument("--json", metavar="PATH", help="write the figures as JSON")
+    parser.add_argument("--quick", action="store_true", help="smoke run: K=10, short windows")
+    args = parser.parse_args(argv)
+    if args.quick:
+        args.games, args.duration, args.warmup, args.get_duration = "10", 3.0, 1.0, 2.0
+    try:
+        args.levels = [int(k) for k in str(args.games).split(",") if k.strip()]
+    except ValueError:
+        parser.error("--games takes whole numbers, e.g. 100 or 20,100")
+    if not args.levels or min(args.levels) < 1:
+        parser.error("--games must be at least 1")
+    if args.workers < 1 or args.duration <= 0 or args.get_duration <= 0 or args.warmup < 0:
+        parser.error("--workers, --duration and --get-duration must be positive")
+    return args
+
+
+async def bench(run: Run, args) -> list[dict]:
+    need = 2 * max(args.levels)
+    connector = aiohttp.TCPConnector(limit=max(args.levels) + 8, limit_per_host=0)
+    timeout = aiohttp.ClientTimeout(total=60)
+    async with aiohttp.ClientSession(connector=connector, timeout=timeout) as session:
+        log(f"signing up {need} users (password hashing: a few per second per core)")
+        started = time.perf_counter()
+        step = max(need // 10, 1)
+
+        def progress(done, total):
+            if done % step == 0 or done == total:
+                log(f"  {done}/{total} users")
+
+        prefix = f"b{secrets.token_hex(3)}u"
+        players = await _client.signup_many(
+            session, run.base, prefix, need, args.signup_concurrency, progress
+        )
+        log(f"signed up {need} users in {time.perf_counter() - started:.1f} s")
+        levels = []
+        for games in args.levels:
+            levels.append(await run_level(run, session, players, games, args))
+    return levels
+
+
+QUIET = 0.15  # busier than this before the run: other processes will skew the figures
+
+
+def wait_quiet(patience: float) -> float:
+    """Wait up to `patience` seconds for the machine to be quiet; return how busy it is."""
+    deadline = time.monotonic() + patience
+    busy = busy_fraction(2.0)
+    while busy > QUIET and time.monotonic() < deadline:
+        log(f"machine {100 * busy:.0f}% busy before the run; waiting (--wait-idle)")
+        busy = busy_fraction(min(10.0, max(deadline - time.monotonic(), 1.0)))
+    if busy > QUIET:
+        log(
+            f"WARNING: the machine is {100 * busy:.0f}% busy before the run: other processes "
+            "compete for the CPUs and the figures will be low (see 'other processes' below)"
+        )
+    return busy
+
+
+def main(argv=None) -> int:
+    args = parse_args(argv)
+    run = Run(args)
+    atexit.register(run.cleanup)
+
+    def on_signal(signum, frame):
+        raise SystemExit(128 + signum)
+
+    signal.signal(signal.SIGTERM, on_signal)
+    signal.signal(signal.SIGHUP, on_signal)
+    try:
+        busy = wait_quiet(args.wait_idle)
+        run.create_database()
+        run.start_server()
+        env_info = environment(args, run)
+        env_info["machine_busy_before_pct"] = round(100 * busy, 1)
+        env_info["worker_pids"] = run.worker_pids()
+        try:
+            import uvloop  # a leaner client: it shares the CPUs with the server
+
+            loop_factory = uvloop.new_event_loop
+            env_info["client_loop"] = "uvloop"
+        except ImportError:
+            loop_factory = None
+            env_info["client_loop"] = "asyncio"
+        with asyncio.Runner(loop_factory=loop_factory) as runner:
+            levels = runner.run(bench(run, args))
+    except BaseException:
+        run.failed = True
+        raise
+    finally:
+        run.cleanup()
+    report(levels, args)
+    if args.json:
+        path = Path(args.json)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        figures = {
+            "benchmark": "api",
+            "environment": env_info,
+            "config": {
+                "games": args.levels,
+                "workers": args.workers,
+                "duration_s": args.duration,
+                "warmup_s": args.warmup,
+                "get_duration_s": args.get_duration,
+                "movement": args.movement,
+                "players_per_game": 2,
+                "server_env": args.server_env,
+                "server_cmd": run.server_command(),
+            },
+            "goals": {
+                "games": GOAL_GAMES,
+                "moves_per_s": GOAL_MOVES_PER_S,
+                "p99_ms": GOAL_P99_MS,
+                "ratio": GOAL_RATIO,
+            },
+            "levels": levels,
+            "server_log_lines": run.server_log_lines,
+        }
+        path.write_text(json.dumps(figures, indent=2, default=str) + "\n")
+        print(f"\nwrote {path}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
