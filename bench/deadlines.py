@@ -51,7 +51,6 @@ import signal
 import statistics
 import subprocess
 import sys
-import tempfile
 import time
 from pathlib import Path
 
@@ -189,13 +188,13 @@ def percentile(values: list[float], p: float) -> float:
 
 
 class Run:
-    """Owns what the benchmark creates: the database, the worker, the temporary directory."""
+    """Owns what the benchmark creates: the database and the worker (whose helper owns its
+    temporary directory and Redis database)."""
 
     def __init__(self, args):
         self.args = args
         self.db_created = False
         self.db_url = f"{args.pg_url.rstrip('/')}/{args.db_name}"
-        self.tmp = Path(tempfile.mkdtemp(prefix="bench-deadlines-"))
         self.worker_cm = None
         self.worker = None
         self.env = {
@@ -295,11 +294,6 @@ class Run:
         with contextlib.suppress(Exception):
             self.stop_worker()
         self.drop_database()
-        for path in sorted(self.tmp.glob("*"), reverse=True):
-            with contextlib.suppress(OSError):
-                path.unlink()
-        with contextlib.suppress(OSError):
-            self.tmp.rmdir()
 
 
 # ---------------------------------------------------------------------------------- set-up
