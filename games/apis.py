@@ -168,7 +168,6 @@ class GameActionsApi(APIView):
     )
     def post(self, request, game_id: int):
         data = _valid(MoveSerializer, request.data)
-        selectors.game_get_visible(game_id=game_id, user=request.user)
         result = services.move_submit(
             game_id=game_id,
             user=request.user,

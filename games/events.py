@@ -9,15 +9,17 @@ logged, never raised into a committed request; clients resync from their last se
 
 from __future__ import annotations
 
+import asyncio
 import json
 import logging
+import os
+import threading
 
 from asgiref.sync import async_to_sync
 from channels.layers import get_channel_layer
 from django.core.serializers.json import DjangoJSONEncoder
 
 from games import engine
-from games.selectors import seed_as_text
 
 log = logging.getLogger(__name__)
 
@@ -40,9 +42,44 @@ def account_group(user_id: int) -> str:
 
 def _send(group: str, message: dict) -> None:
     try:
-        async_to_sync(get_channel_layer().group_send)(group, message)
+        send = get_channel_layer().group_send
+        if _own_loop is None:
+            async_to_sync(send)(group, message)  # the server's loop, under ASGI
+        else:
+            _own_loop.run(send(group, message))
     except Exception:  # the move is committed; clients catch up by resync
         log.exception("push to %s failed", group)
+
+
+class _Loop:
+    """An event loop on a thread of its own, started on first use in each process. Outside an
+    ASGI server (a Celery worker), `async_to_sync` would make a new loop per push, and the
+    Redis channel layer a new connection per loop; this loop keeps one."""
+
+    def __init__(self):
+        self._lock = threading.Lock()
+        self._loop = None
+        self._pid = None
+
+    def run(self, coroutine, timeout: float = 10.0):
+        with self._lock:
+            if self._loop is None or self._pid != os.getpid():  # new, or inherited by a fork
+                self._loop = asyncio.new_event_loop()
+                self._pid = os.getpid()
+                threading.Thread(
+                    target=self._loop.run_forever, name="channel-layer-loop", daemon=True
+                ).start()
+            loop = self._loop
+        return asyncio.run_coroutine_threadsafe(coroutine, loop).result(timeout)
+
+
+_own_loop: _Loop | None = None
+
+
+def use_own_loop() -> None:
+    """Push through a long-lived loop of this process (for processes outside the ASGI server)."""
+    global _own_loop
+    _own_loop = _own_loop or _Loop()
 
 
 def _plain(data) -> dict:
@@ -51,27 +88,28 @@ def _plain(data) -> dict:
 
 
 def entry_message(
-    *, seq: int, notifications: list[dict], current: engine.Game, clock: dict
+    *, seq: int, notifications: list[dict], current: engine.Game, clock: dict, public: dict
 ) -> dict:
-    """The channel-layer message for a log entry, taken at the state right after it."""
+    """The channel-layer message for a log entry, taken at the state right after it
+    (`public`: its public view, as clients get it)."""
     return {
         "type": "game.entry",
         "seq": seq,
         "clock": _plain(clock),
         "notifications": notifications,
-        "public": seed_as_text(engine.public_view(current)),
+        "public": public,
         "active_seat": current.current_player(),
         "legal": [engine.encode_action(a) for a in current.legal_actions()],
     }
 
 
-def entry_committed(*, game_id: int, message: dict, users: dict) -> None:
-    """A log entry committed: tell the game's sockets, and the next player's user sockets."""
+def entry_committed(*, game_id: int, message: dict, your_turn: int | None) -> None:
+    """A log entry committed: tell the game's sockets, and — when the entry began a player's
+    turn — that player's user sockets (`your_turn`: their user id)."""
     _send(game_group(game_id), message)
-    active = message["active_seat"]
-    if active is not None and active in users:
+    if your_turn is not None:
         _send(
-            user_group(users[active]),
+            user_group(your_turn),
             {"type": "user.your_turn", "game": game_id, "version": message["seq"]},
         )
 

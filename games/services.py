@@ -18,7 +18,7 @@ from django.utils import timezone
 
 from games import engine, events, selectors, state
 from games.models import CLOCK_SECONDS, ChatMessage, Clock, Game, GameEntry, Seat
-from games.selectors import entry_response
+from games.selectors import entry_response, seed_as_text
 from taxi_project.api_errors import ApiError, Conflict, Forbidden, NotFound, TooManyRequests
 
 log = logging.getLogger(__name__)
@@ -180,43 +180,81 @@ class MoveResult:
 def move_submit(
     *, game_id: int, user, action: dict, version: int, idempotency_key: str
 ) -> MoveResult:
-    """A player's action against the version they saw. Exactly once per idempotency key."""
-    with transaction.atomic():
-        game = _locked_game(game_id)
-        seat = Seat.objects.filter(game=game, user=user).first()
-        if seat is None:
-            raise Forbidden("You do not play in this game.", code="not_a_player")
-        earlier = GameEntry.objects.filter(
-            game=game, actor=user, idempotency_key=idempotency_key
-        ).first()
-        if earlier is not None:
-            if earlier.action != _with_seat(action, seat.seat):
-                raise Conflict(
-                    "This idempotency key was used for another action.",
-                    code="idempotency_key_reused",
-                )
-            return MoveResult(body=earlier.response, replayed=True)
-        if game.status == Game.Status.OPEN or game.status == Game.Status.CANCELLED:
-            raise Conflict("The game has not started.", code="game_not_started")
-        if version != game.version:
-            raise Conflict(
-                f"The game is at version {game.version}, not {version}.",
-                code="stale_version",
-                current_version=game.version,
+    """A player's action against the version they saw. Exactly once per idempotency key.
+
+    The happy path costs one row lock, one read of the seats, one insert and one update: a
+    retry is looked for only when the move cannot be new (stale version, refused by the
+    engine), and a reused key is caught by the database's unique constraint."""
+    try:
+        with transaction.atomic():
+            game = _locked_game(game_id)
+            seats = _seats(game_id)
+            mine = next((s for s in seats if s.user_id == user.pk), None)
+            if mine is None:
+                if game.visibility != Game.Visibility.PUBLIC and not user.is_staff:
+                    raise NotFound("No such game.", code="game_not_found")
+                raise Forbidden("You do not play in this game.", code="not_a_player")
+            seat = mine.seat
+            try:
+                if game.status == Game.Status.OPEN or game.status == Game.Status.CANCELLED:
+                    raise Conflict("The game has not started.", code="game_not_started")
+                if version != game.version:
+                    raise Conflict(
+                        f"The game is at version {game.version}, not {version}.",
+                        code="stale_version",
+                        current_version=game.version,
+                    )
+                decoded = _player_action(action, seat)
+                current = state.state_for(game)
+                notifications = current.apply(decoded)  # EngineError: nothing is written
+            except (ApiError, engine.EngineError):
+                earlier = _earlier(game_id, user, idempotency_key, action, seat)
+                if earlier is not None:
+                    return earlier
+                raise
+            entry = _append(
+                game,
+                current,
+                decoded,
+                notifications,
+                actor=user,
+                seat=seat,
+                idempotency_key=idempotency_key,
+                seats=seats,
             )
-        decoded = _player_action(action, seat.seat)
-        current = state.state_for(game)
-        notifications = current.apply(decoded)  # EngineError: nothing is written
-        entry = _append(
-            game,
-            current,
-            decoded,
-            notifications,
-            actor=user,
-            seat=seat.seat,
-            idempotency_key=idempotency_key,
-        )
+    except IntegrityError:  # the key was used before (the game row lock rules out a seq race)
+        earlier = _earlier(game_id, user, idempotency_key, action, seat)
+        if earlier is not None:
+            return earlier
+        raise Conflict("Another action was accepted first.", code="stale_version") from None
     return MoveResult(body=entry.response, replayed=False)
+
+
+@dataclass(frozen=True)
+class SeatInfo:
+    seat: int | None
+    user_id: int
+    email_on_turn: bool  # and has an address
+
+
+def _seats(game_id: int) -> list[SeatInfo]:
+    """The game's seats (one query), with what "your turn" needs to know."""
+    rows = Seat.objects.filter(game_id=game_id).values_list(
+        "seat", "user_id", "user__email_on_turn", "user__email"
+    )
+    return [SeatInfo(seat, user_id, bool(wants and email)) for seat, user_id, wants, email in rows]
+
+
+def _earlier(game_id: int, user, key: str, action: dict, seat: int | None) -> MoveResult | None:
+    """The answer to an earlier request with this idempotency key, if there was one."""
+    earlier = GameEntry.objects.filter(game_id=game_id, actor=user, idempotency_key=key).first()
+    if earlier is None:
+        return None
+    if seat is None or earlier.action != _with_seat(action, seat):
+        raise Conflict(
+            "This idempotency key was used for another action.", code="idempotency_key_reused"
+        )
+    return MoveResult(body=earlier.response, replayed=True)
 
 
 def _with_seat(action: dict, seat: int) -> dict:
@@ -242,8 +280,11 @@ def _append(
     actor=None,
     seat: int | None = None,
     idempotency_key: str | None = None,
+    seats: list[SeatInfo] | None = None,
 ) -> GameEntry:
-    """Append the entry for an action already applied to `current`; update the summary."""
+    """Append the entry for an action already applied to `current`; update the summary.
+    Callers hold the game row's lock, so the seq is free; the unique constraints stay the
+    last line of defence (an IntegrityError aborts the caller's transaction)."""
     seq = game.version + 1
     _summarise(game, current, version=seq)
     entry = GameEntry(
@@ -256,51 +297,58 @@ def _append(
         idempotency_key=idempotency_key,
     )
     entry.response = entry_response(game, current, entry, seat)
-    try:
-        with transaction.atomic():  # a savepoint: a lost race surfaces as a conflict
-            entry.save()
-    except IntegrityError:
-        raise Conflict("Another action was accepted first.", code="stale_version") from None
+    entry.save(force_insert=True)
     game.save(update_fields=SUMMARY_FIELDS)
-    _committed(game, seq, notifications, current)
+    _committed(game, seq, notifications, current, seats=seats)
     return entry
 
 
-def _committed(game: Game, seq: int, notifications: list[dict], current: engine.Game) -> None:
-    """Once the entry is committed: keep its state, push it to the sockets. Both are taken
-    now, as `current` may be played on before the commit (a deadline and a timeout)."""
+def _committed(
+    game: Game,
+    seq: int,
+    notifications: list[dict],
+    current: engine.Game,
+    *,
+    seats: list[SeatInfo] | None = None,
+) -> None:
+    """Once the entry is committed: keep its state, push it to the sockets, and tell the
+    player whose turn began. All is taken now, as `current` may be played on before the
+    commit (a deadline and a timeout)."""
     snapshot = current.clone()
     push = events.entry_message(
-        seq=seq, notifications=notifications, current=current, clock=selectors.clock_of(game)
+        seq=seq,
+        notifications=notifications,
+        current=current,
+        clock=selectors.clock_of(game),
+        public=seed_as_text(engine.public_view(current)),
     )
-
-    game_id = game.pk
-
-    def after_commit():
-        state.remember(game_id, seq, snapshot)
-        users = dict(Seat.objects.filter(game_id=game_id).values_list("seat", "user_id"))
-        events.entry_committed(game_id=game_id, message=push, users=users)
-        if new_turn is not None and new_turn in users:
-            _turn_email_schedule(user_id=users[new_turn], game_id=game_id, version=seq)
-
     active = push["active_seat"]
     starts = {"type": "turn_started", "seat": active}
     new_turn = active if any(n.items() >= starts.items() for n in notifications) else None
+
+    def after_commit():
+        state.remember(game, seq, snapshot)
+        turn_of = None
+        if new_turn is not None:
+            known = seats if seats is not None else _seats(game.pk)
+            turn_of = next((s for s in known if s.seat == new_turn), None)
+        events.entry_committed(
+            game_id=game.pk, message=push, your_turn=turn_of.user_id if turn_of else None
+        )
+        if turn_of is not None and turn_of.email_on_turn:
+            _turn_email_schedule(user_id=turn_of.user_id, game_id=game.pk, version=seq)
 
     transaction.on_commit(after_commit)
 
 
 def _turn_email_schedule(*, user_id: int, game_id: int, version: int) -> None:
-    """A turn began for this user: queue the e-mail if they asked for it."""
-    from accounts.models import User
+    """A turn began for a user who asked for e-mails: queue one."""
     from games import tasks
 
-    wants = User.objects.filter(pk=user_id, email_on_turn=True).exclude(email="").exists()
-    if wants:
-        try:
-            tasks.email_your_turn.delay(user_id, game_id, version)
-        except Exception:  # the broker is down: the socket and the game list still tell them
-            log.exception("could not queue the turn e-mail for game %s", game_id)
+    try:
+        tasks.email_your_turn.delay(user_id, game_id, version)
+    except Exception:  # the broker is down: the socket and the game list still tell them
+        log.exception("could not queue the turn e-mail for game %s", game_id)
 
 
 def turn_email_send(*, user_id: int, game_id: int, version: int) -> bool:
@@ -404,7 +452,9 @@ def deadline_fire(*, game_id: int, version: int | None = None) -> list[GameEntry
 def deadlines_sweep(*, limit: int = 1000) -> int:
     """Fire every due deadline, one game per transaction. Games are claimed with SKIP LOCKED,
     so several workers share the work and a game being moved is left for the next tick; a
-    worker that dies mid-game rolls back and the game stays due. Returns games handled."""
+    worker that dies mid-game rolls back and the game stays due. A game whose deadline fails
+    (a bug, an unreadable log) is logged and looked at again later, and never holds up the
+    others. Returns games handled."""
     handled = 0
     skip_locked = connection.features.has_select_for_update_skip_locked
     while handled < limit:
@@ -415,9 +465,20 @@ def deadlines_sweep(*, limit: int = 1000) -> int:
             game = due.select_for_update(skip_locked=skip_locked).first()
             if game is None:
                 break
-            _fire_locked(game)
+            try:
+                with transaction.atomic():  # a savepoint: a failure undoes this game's part only
+                    _fire_locked(game)
+            except Exception:
+                log.exception(
+                    "deadline of game %s failed; next look in %s", game.pk, DEADLINE_RETRY
+                )
+                game.next_deadline_at = timezone.now() + DEADLINE_RETRY
+                game.save(update_fields=["next_deadline_at"])
         handled += 1
     return handled
+
+
+DEADLINE_RETRY = timedelta(minutes=1)  # after a failed deadline, before the next attempt
 
 
 def _fire_locked(game: Game) -> list[GameEntry]:

@@ -90,6 +90,17 @@ DATABASES = {
 if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
     # One test database per test process, so two runs on one server never drop each other's.
     DATABASES["default"]["TEST"] = {"NAME": f"test_{DATABASES['default']['NAME']}_{os.getpid()}"}
+    # A pool per process (psycopg_pool, Django 5.1+): an ASGI request runs in a fresh thread,
+    # so without it every request would open (and close) its own PostgreSQL connection, which
+    # cost more than the move itself. DB_POOL_MAX_SIZE × processes must stay below the
+    # server's max_connections; DB_POOL_MAX_SIZE=0 turns pooling off.
+    _pool_max = int(os.environ.get("DB_POOL_MAX_SIZE", "8"))
+    if _pool_max > 0:
+        DATABASES["default"].setdefault("OPTIONS", {})["pool"] = {
+            "min_size": 1,
+            "max_size": _pool_max,
+            "timeout": 10,
+        }
 
 if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     # Take the write lock when a transaction begins, so concurrent moves queue up rather than
@@ -167,7 +178,15 @@ if REDIS_URL:
             "BACKEND": "django.core.cache.backends.redis.RedisCache",
             "LOCATION": REDIS_URL,
             "KEY_PREFIX": "taxi-cache",
-        }
+        },
+        # Engine states shared by every process (games.state), so a move that lands on another
+        # worker than the previous one is not replayed from the log.
+        "game_states": {
+            "BACKEND": "django.core.cache.backends.redis.RedisCache",
+            "LOCATION": REDIS_URL,
+            "KEY_PREFIX": "taxi-state",
+            "TIMEOUT": 6 * 3600,
+        },
     }
     CHANNEL_LAYERS = {
         "default": {
@@ -204,6 +223,8 @@ else:
     CELERY_RESULT_BACKEND = f"file://{_celery_folders['results']}"
 
 CELERY_TIMEZONE = TIME_ZONE
+# Its own queue name lets two deployments (or test runs) share one broker without stealing tasks.
+CELERY_TASK_DEFAULT_QUEUE = os.environ.get("CELERY_QUEUE", "celery")
 CELERY_TASK_SERIALIZER = "json"
 CELERY_RESULT_SERIALIZER = "json"
 CELERY_ACCEPT_CONTENT = ["json"]

@@ -382,6 +382,37 @@ def test_cached_state_equals_a_full_replay_of_the_log(make_player):
     assert state.state_for(game) == state.replay_from_log(game)
 
 
+@pytest.mark.redis
+def test_a_state_shared_by_another_process_equals_a_full_replay(
+    make_player, django_capture_on_commit_callbacks, monkeypatch
+):
+    players = [make_player(), make_player()]
+    game_id = start_game(players, movement="fast")
+    by_seat = seat_players(game_id, players)
+    for version in range(12):
+        game = Game.objects.get(pk=game_id)
+        with django_capture_on_commit_callbacks(execute=True):
+            by_seat[game.active_seat].move(game_id, autopilot_choice(game_id), version)
+    game = Game.objects.get(pk=game_id)
+    replayed = state.replay_from_log(game)
+
+    state.forget_all()  # as in another process: only the shared cache (Redis) has the state
+
+    def no_replay(game):
+        raise AssertionError("replayed although the shared cache had the state")
+
+    monkeypatch.setattr(state, "replay_from_log", no_replay)
+    shared = state.state_for(game)
+    assert shared == replayed and shared.history == replayed.history
+
+    # a shared entry that does not fit the row (another version) is never used
+    state.forget_all()
+    game.version -= 1
+    monkeypatch.undo()
+    older = state.state_for(game)
+    assert len(older.history) == game.version and older != replayed
+
+
 def test_schema_is_served_and_documents_the_games_api(make_player):
     response = make_player().get("/api/schema/", format="json")
     assert response.status_code == 200

@@ -393,13 +393,20 @@ def test_players_and_a_spectator_get_every_entry_once_in_order_with_their_own_vi
         assert [f["ref"] for f in sock.kinds("move_accepted")] == sent[person_id]
         assert sock.kinds("error") == []
 
-    # /ws/me/: the lobby saw the table open and start; "your turn" for every entry after which
-    # it is that player's turn (seq 0 included: the sockets were open before the game started)
+    # /ws/me/: the lobby saw the table open and start; "your turn" once for every entry that
+    # began that player's turn (seq 0 included: the sockets were open before the game started)
+    turns_begun = {
+        entry["seq"]: n["seat"]
+        for entry in table.log(alice)
+        for n in entry["notifications"]
+        if n["type"] == "turn_started"
+    }
     for person_id, sock in me.items():
         tables = [f["table"] for f in sock.kinds("table") if f["table"]["id"] == table.id]
         assert [t["status"] for t in tables] == ["open", "playing"]
         seat = table.seat_of[person_id]
-        expected = {seq for seq, active in table.active_after.items() if active == seat}
+        expected = {seq for seq, began in turns_begun.items() if began == seat}
+        assert expected
         got = [f["version"] for f in sock.kinds("your_turn") if f["game"] == table.id]
         assert sorted(got) == sorted(expected) and len(got) == len(set(got))
 

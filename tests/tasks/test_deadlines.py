@@ -188,3 +188,35 @@ def test_finished_games_are_never_due(make_player, clock):
     assert game.status == "finished" and game.next_deadline_at is None
     clock.shift(timedelta(hours=1))
     assert services.deadlines_sweep() == 0
+
+
+def test_a_failing_game_is_retried_later_and_never_holds_up_the_others(
+    make_player, clock, monkeypatch, caplog
+):
+    broken = start_game([make_player(), make_player()], clock="1m")
+    others = [start_game([make_player(), make_player()], clock="1m") for _ in range(3)]
+    clock.shift(timedelta(minutes=2))
+    real_fire = services._fire_locked
+
+    def fire(game):
+        result = real_fire(game)  # its entries are written, then the failure undoes them
+        if game.pk == broken:
+            raise RuntimeError("a replay error")
+        return result
+
+    monkeypatch.setattr(services, "_fire_locked", fire)
+    assert services.deadlines_sweep() == 4
+    for game_id in others:
+        assert [e.seq for e in GameEntry.objects.filter(game_id=game_id)] == [0, 1]
+    assert GameEntry.objects.filter(game_id=broken).count() == 1  # nothing half-written
+    game = Game.objects.get(pk=broken)
+    assert (game.version, game.next_deadline_at) == (0, timezone.now() + services.DEADLINE_RETRY)
+    assert f"deadline of game {broken} failed" in caplog.text
+    assert services.deadlines_sweep() == 0  # not retried at once, so no tick spins on it
+
+    monkeypatch.setattr(services, "_fire_locked", real_fire)  # mended
+    clock.shift(services.DEADLINE_RETRY)
+    assert services.deadlines_sweep() == 4  # the mended game, and the others' next 1-min turns
+    assert [e.action["type"] for e in GameEntry.objects.filter(game_id=broken, seq__gte=1)] == [
+        "timeout"
+    ]

@@ -68,9 +68,9 @@ def test_hello_then_sync_sends_every_entry_in_order_then_synced(table):
 
     async def scenario():
         ws = socket(f"/ws/games/{game_id}/", by_seat[0])
-        connected, _ = await ws.connect()
+        connected, _ = await ws.connect(timeout=10)
         assert connected
-        hello = await ws.receive_json_from()
+        hello = await ws.receive_json_from(timeout=10)
         assert hello["v"] == 1 and hello["type"] == "hello"
         assert (hello["game"], hello["seat"], hello["version"]) == (game_id, 0, 3)
         await ws.send_json_to({"type": "sync", "after": -1})
@@ -100,8 +100,8 @@ def test_every_client_gets_each_move_once_with_its_own_view(table, make_player):
             "anonymous": socket(f"/ws/games/{game_id}/"),
         }
         for ws in sockets.values():
-            assert (await ws.connect())[0]
-            await ws.receive_json_from()
+            assert (await ws.connect(timeout=10))[0]
+            await ws.receive_json_from(timeout=10)
             await ws.send_json_to({"type": "sync", "after": 0})
             await frames_until(ws, "synced")
         from channels.db import database_sync_to_async
@@ -140,13 +140,13 @@ def test_moves_over_the_socket_use_the_same_path_and_codes(table):
 
     async def scenario():
         ws = socket(f"/ws/games/{game_id}/", mover)
-        await ws.connect()
-        await ws.receive_json_from()
+        await ws.connect(timeout=10)
+        await ws.receive_json_from(timeout=10)
         await ws.send_json_to({"type": "sync", "after": 0})
         await frames_until(ws, "synced")
         other_ws = socket(f"/ws/games/{game_id}/", other)
         await other_ws.connect()
-        await other_ws.receive_json_from()
+        await other_ws.receive_json_from(timeout=10)
         from channels.db import database_sync_to_async
 
         action = await database_sync_to_async(autopilot_choice)(game_id)
@@ -203,8 +203,8 @@ def test_reconnect_resyncs_missed_moves_and_buffers_live_ones(table):
         from channels.db import database_sync_to_async
 
         ws = socket(f"/ws/games/{game_id}/", by_seat[0])
-        await ws.connect()
-        await ws.receive_json_from()
+        await ws.connect(timeout=10)
+        await ws.receive_json_from(timeout=10)
         for _ in range(3):  # missed while away
             await database_sync_to_async(move_over_http)(game_id, by_seat)
         # a live move lands after hello and before the client's sync: it waits in the buffer
@@ -228,8 +228,8 @@ def test_a_dropped_live_entry_is_refetched_so_there_is_no_gap(table):
         from channels.layers import get_channel_layer
 
         ws = socket(f"/ws/games/{game_id}/", by_seat[1])
-        await ws.connect()
-        await ws.receive_json_from()
+        await ws.connect(timeout=10)
+        await ws.receive_json_from(timeout=10)
         await ws.send_json_to({"type": "sync", "after": 0})
         await frames_until(ws, "synced")
         for _ in range(3):
@@ -286,10 +286,10 @@ def test_refused_sockets_say_why_and_close(make_player, path, who, close_code, c
 
     async def scenario():
         ws = socket(url, person)
-        connected, _ = await ws.connect()
+        connected, _ = await ws.connect(timeout=10)
         assert connected
-        error = await ws.receive_json_from()
-        closed = await ws.receive_output()
+        error = await ws.receive_json_from(timeout=10)
+        closed = await ws.receive_output(timeout=10)
         return error, closed
 
     error, closed = run(scenario)
@@ -302,7 +302,7 @@ def test_origins_are_checked(table):
     path = f"/ws/games/{game_id}/"
 
     async def connects(ws):
-        connected, _ = await ws.connect()
+        connected, _ = await ws.connect(timeout=10)
         if connected:
             await ws.disconnect()
         return connected
@@ -325,8 +325,8 @@ def test_session_cookie_authenticates_browsers(table, client):
 
     async def scenario():
         ws = socket(f"/ws/games/{game_id}/", cookie=cookie)
-        await ws.connect()
-        hello = await ws.receive_json_from()
+        await ws.connect(timeout=10)
+        hello = await ws.receive_json_from(timeout=10)
         await ws.disconnect()
         return hello
 
@@ -338,8 +338,8 @@ def test_malformed_and_unknown_frames_get_error_frames(table):
 
     async def scenario():
         ws = socket(f"/ws/games/{game_id}/", by_seat[0])
-        await ws.connect()
-        await ws.receive_json_from()
+        await ws.connect(timeout=10)
+        await ws.receive_json_from(timeout=10)
         answers = []
         for text in (
             "not json",
@@ -381,8 +381,8 @@ def test_chat_reaches_the_table_with_limits_and_hiding(table, make_player):
         writer = socket(f"/ws/games/{game_id}/", by_seat[0])
         reader = socket(f"/ws/games/{game_id}/", watcher)
         for ws in (writer, reader):
-            await ws.connect()
-            await ws.receive_json_from()
+            await ws.connect(timeout=10)
+            await ws.receive_json_from(timeout=10)
         await writer.send_json_to({"type": "chat", "text": "  good luck!  "})
         said = [
             await writer.receive_json_from(timeout=5),
@@ -412,7 +412,7 @@ def test_chat_reaches_the_table_with_limits_and_hiding(table, make_player):
         ]
         late = socket(f"/ws/games/{game_id}/", by_seat[1])
         await late.connect()
-        hello = await late.receive_json_from()
+        hello = await late.receive_json_from(timeout=10)
         for ws in (writer, reader, late):
             await ws.disconnect()
         return said, spectator, too_long, control, flood, hidden, hello
@@ -446,8 +446,8 @@ def test_my_socket_says_your_turn_and_shows_the_lobby(table, make_player):
         from channels.db import database_sync_to_async
 
         ws = socket("/ws/me/", waiting_player)
-        await ws.connect()
-        hello = await ws.receive_json_from()
+        await ws.connect(timeout=10)
+        hello = await ws.receive_json_from(timeout=10)
         await database_sync_to_async(play_until_turn_of)(1 - game.active_seat)
         your_turn = await ws.receive_json_from(timeout=5)
         await database_sync_to_async(host.post)("/api/v1/tables", {"players": 3})
@@ -474,8 +474,8 @@ def test_a_suspension_closes_the_players_open_sockets(table, make_player):
         sockets = [socket(f"/ws/games/{game_id}/", by_seat[1]), socket("/ws/me/", by_seat[1])]
         bystander = socket(f"/ws/games/{game_id}/", by_seat[0])
         for ws in (*sockets, bystander):
-            await ws.connect()
-            await ws.receive_json_from()
+            await ws.connect(timeout=10)
+            await ws.receive_json_from(timeout=10)
         await database_sync_to_async(moderation.user_suspend)(
             moderator=moderator.user,
             user_id=by_seat[1].user.pk,
@@ -505,8 +505,8 @@ def test_a_socket_opened_on_a_waiting_table_sees_the_game_start_with_its_seat(ma
         from channels.db import database_sync_to_async
 
         ws = socket(f"/ws/games/{game_id}/", host)
-        await ws.connect()
-        hello = await ws.receive_json_from()
+        await ws.connect(timeout=10)
+        hello = await ws.receive_json_from(timeout=10)
         await ws.send_json_to({"type": "sync", "after": -1})
         synced = await ws.receive_json_from(timeout=5)
         await database_sync_to_async(guest.post)(f"/api/v1/tables/{game_id}/join")
@@ -531,8 +531,8 @@ def test_the_last_entry_of_a_game_reaches_the_sockets_with_the_seed_as_text(tabl
         from channels.db import database_sync_to_async
 
         ws = socket(f"/ws/games/{game_id}/", by_seat[0])
-        await ws.connect()
-        await ws.receive_json_from()
+        await ws.connect(timeout=10)
+        await ws.receive_json_from(timeout=10)
         await ws.send_json_to({"type": "sync", "after": 0})
         await frames_until(ws, "synced")
         await database_sync_to_async(by_seat[0].move)(game_id, {"type": "resign"}, 0)
