@@ -367,7 +367,10 @@ def create_games(count: int, users: list, label: str, processes: int) -> list[in
     bounds = [count * k // processes for k in range(processes + 1)]
     jobs = [(bounds[k], bounds[k + 1], user_ids, f"{label}#{k}") for k in range(processes)]
     started = time.perf_counter()
-    connections.close_all()  # before forking
+    connections.close_all()  # before forking; and the pools, whose sockets a child would share
+    for conn in connections.all():
+        if getattr(conn, "pool", None) is not None:
+            conn.close_pool()
     if processes == 1:
         ids = _create_slice(jobs[0])
     else:
@@ -597,10 +600,10 @@ PROFILE_GROUPS = [
     ("      events.entry_message (public view)", ("games/events.py", "entry_message")),
     ("after commit (cache, seats, push, e-mail)", ("games/services.py", "after_commit")),
     ("  events.entry_committed (channel layer)", ("games/events.py", "entry_committed")),
-    ("  _turn_email_schedule (User query)", ("games/services.py", "_turn_email_schedule")),
+    ("  _turn_email_schedule (queue the e-mail)", ("games/services.py", "_turn_email_schedule")),
     ("all SQL (psycopg execute)", ("psycopg/cursor.py", "execute")),
     ("transaction commits", ("django/db/backends/base/base.py", "commit")),
-    ("Redis (channel layer, async_to_sync)", ("asgiref/sync.py", "__call__")),
+    ("Redis (channel layer, via the worker's loop)", ("games/events.py", "_send")),
 ]
 
 
@@ -609,8 +612,9 @@ def profile_sweep(run: Run, ids: list[int]) -> dict:
     from django.db import connection
     from django.utils import timezone
 
-    from games import services, state
+    from games import events, services, state
 
+    events.use_own_loop()  # pushes as a Celery worker makes them (taxi_project/celery.py)
     state.forget_all()  # as in a worker that has not seen these games
     make_due(ids, timezone.now(), 0)
     claim_plan = explain_claim()

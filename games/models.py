@@ -92,10 +92,18 @@ class Game(models.Model):
     turn_number = models.PositiveIntegerField(default=0)
     turn_started_at = models.DateTimeField(null=True, blank=True)
     deadlines_reached = models.PositiveSmallIntegerField(default=0)
-    next_deadline_at = models.DateTimeField(null=True, blank=True, db_index=True)
+    next_deadline_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
-        indexes = [models.Index(fields=["status", "visibility"])]
+        indexes = [
+            models.Index(fields=["status", "visibility"]),
+            # the deadline sweep's claim: due running games, earliest first, read off the index
+            models.Index(
+                fields=["next_deadline_at"],
+                condition=models.Q(status="playing"),
+                name="game_due_deadline",
+            ),
+        ]
         constraints = [
             models.CheckConstraint(
                 condition=models.Q(players__gte=2, players__lte=8), name="game_players_2_to_8"

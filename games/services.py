@@ -453,27 +453,30 @@ def deadlines_sweep(*, limit: int = 1000) -> int:
     """Fire every due deadline, one game per transaction. Games are claimed with SKIP LOCKED,
     so several workers share the work and a game being moved is left for the next tick; a
     worker that dies mid-game rolls back and the game stays due. A game whose deadline fails
-    (a bug, an unreadable log) is logged and looked at again later, and never holds up the
-    others. Returns games handled."""
+    (a bug, an unreadable log) is rolled back, logged and looked at again later, and never
+    holds up the others. Returns games handled."""
     handled = 0
     skip_locked = connection.features.has_select_for_update_skip_locked
     while handled < limit:
-        with transaction.atomic():
-            due = Game.objects.filter(
-                status=Game.Status.PLAYING, next_deadline_at__lte=timezone.now()
-            ).order_by("next_deadline_at")
-            game = due.select_for_update(skip_locked=skip_locked).first()
-            if game is None:
-                break
-            try:
-                with transaction.atomic():  # a savepoint: a failure undoes this game's part only
-                    _fire_locked(game)
-            except Exception:
-                log.exception(
-                    "deadline of game %s failed; next look in %s", game.pk, DEADLINE_RETRY
-                )
-                game.next_deadline_at = timezone.now() + DEADLINE_RETRY
-                game.save(update_fields=["next_deadline_at"])
+        game = claimed = None
+        try:
+            with transaction.atomic():
+                due = Game.objects.filter(
+                    status=Game.Status.PLAYING, next_deadline_at__lte=timezone.now()
+                ).order_by("next_deadline_at")
+                game = due.select_for_update(skip_locked=skip_locked).first()
+                if game is None:
+                    break
+                claimed = game.version  # _fire_locked moves the row on in memory
+                _fire_locked(game)
+        except Exception:
+            if game is None:  # the claim itself failed: the database, not a game
+                raise
+            log.exception("deadline of game %s failed; next look in %s", game.pk, DEADLINE_RETRY)
+            # only if no one moved it meanwhile (its lock went with the rollback)
+            Game.objects.filter(pk=game.pk, version=claimed).update(
+                next_deadline_at=timezone.now() + DEADLINE_RETRY
+            )
         handled += 1
     return handled
 

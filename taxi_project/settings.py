@@ -178,15 +178,7 @@ if REDIS_URL:
             "BACKEND": "django.core.cache.backends.redis.RedisCache",
             "LOCATION": REDIS_URL,
             "KEY_PREFIX": "taxi-cache",
-        },
-        # Engine states shared by every process (games.state), so a move that lands on another
-        # worker than the previous one is not replayed from the log.
-        "game_states": {
-            "BACKEND": "django.core.cache.backends.redis.RedisCache",
-            "LOCATION": REDIS_URL,
-            "KEY_PREFIX": "taxi-state",
-            "TIMEOUT": 6 * 3600,
-        },
+        }
     }
     CHANNEL_LAYERS = {
         "default": {
