@@ -26,6 +26,7 @@ from games.serializers import (
     TableFilterSerializer,
     TableJoinSerializer,
 )
+from games.throttles import MoveRateThrottle
 
 
 def errors(*codes: int) -> dict:
@@ -147,6 +148,8 @@ class GameDetailApi(APIView):
 
 
 class GameActionsApi(APIView):
+    throttle_classes = [MoveRateThrottle]  # POST only: moves per user (games/throttles.py)
+
     @extend_schema(
         operation_id="games_actions_list",
         responses={200: LegalActionsSerializer, **errors(401, 404)},

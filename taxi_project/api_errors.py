@@ -8,6 +8,7 @@ switch on `code` and show `message`.
 from __future__ import annotations
 
 from django.core.exceptions import PermissionDenied as DjangoPermissionDenied
+from django.core.exceptions import RequestDataTooBig
 from django.http import Http404
 from rest_framework import exceptions, status
 
@@ -50,6 +51,12 @@ class NotFound(ApiError):
     status_code = status.HTTP_404_NOT_FOUND
     default_code = "not_found"
     default_detail = "Not found."
+
+
+class RequestTooLarge(ApiError):
+    status_code = status.HTTP_413_REQUEST_ENTITY_TOO_LARGE
+    default_code = "request_too_large"
+    default_detail = "The request body is larger than the server accepts."
 
 
 class TooManyRequests(ApiError):
@@ -102,6 +109,8 @@ def exception_handler(exc, context):
         exc = NotFound()
     elif isinstance(exc, DjangoPermissionDenied):
         exc = Forbidden()
+    elif isinstance(exc, RequestDataTooBig):  # over DATA_UPLOAD_MAX_MEMORY_SIZE
+        exc = RequestTooLarge()
     response = drf_exception_handler(exc, context)
     if response is None:
         return None
