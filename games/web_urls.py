@@ -14,6 +14,7 @@ urlpatterns = [
     path("login", web.login_page, name="login"),
     path("logout", web.logout_page, name="logout"),
     path("board.json", web.board_json, name="board"),
+    path("rules/", web.rules_page, name="rules"),
     path("games/<int:game_id>", web.game_page, name="game"),
     path("games/<int:game_id>/replay", web.game_replay, name="replay"),
     # gettext() for the scripts, from the "django" domain that games/wording.py's sentences
