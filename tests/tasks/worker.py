@@ -173,7 +173,9 @@ class CeleryWorker:
         workdir: Path,
         startup_timeout: float = 60,
         stop_timeout: float = 20,
+        beat: bool = True,
     ):
+        self.beat = beat  # False: no embedded beat (production runs `celery beat` on its own)
         self.database_url = database_url
         self.redis_url = redis_url
         self.concurrency = concurrency
@@ -225,10 +227,11 @@ class CeleryWorker:
         return [line for line in text.splitlines() if any(m in line for m in markers)]
 
     def command(self, schedule: Path) -> list[str]:
+        beat = ["-B", "-s", str(schedule)] if self.beat else []
         return [
-            sys.executable, "-m", "celery", "-A", "taxi_project", "worker", "-B",
+            sys.executable, "-m", "celery", "-A", "taxi_project", "worker", *beat,
             "--concurrency", str(self.concurrency), "--loglevel", self.loglevel,
-            "-s", str(schedule), "-n", self.hostname, "--without-gossip", "--without-mingle",
+            "-n", self.hostname, "--without-gossip", "--without-mingle",
         ]  # fmt: skip
 
     # -- life cycle
@@ -271,7 +274,7 @@ class CeleryWorker:
                 )
             if not pinged:
                 pinged = bool(self._control().ping(destination=[name], timeout=0.5))
-            if pinged and glob.glob(f"{schedule}*"):  # beat has opened its schedule
+            if pinged and (not self.beat or glob.glob(f"{schedule}*")):  # beat opened its file
                 return
             time.sleep(0.1)
         raise WorkerFailed(
@@ -366,6 +369,7 @@ def celery_worker(
     lock_wait: float = 300,
     startup_timeout: float = 60,
     stop_timeout: float = 20,
+    beat: bool = True,
 ) -> Iterator[CeleryWorker]:
     """Hold the Redis database, clear it, start the worker (unless `start=False`), yield it;
     always stop it and release the database."""
@@ -381,6 +385,7 @@ def celery_worker(
         workdir=workdir,
         startup_timeout=startup_timeout,
         stop_timeout=stop_timeout,
+        beat=beat,
     )
     failed = True
     try:
