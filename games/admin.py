@@ -8,6 +8,7 @@ and why.
 from django.contrib import admin
 from django.urls import reverse
 from django.utils.html import format_html
+from django.utils.translation import gettext_lazy as _
 
 from games import moderation
 from games.admin_moderation import (
@@ -87,7 +88,7 @@ class GameAdmin(ReadOnlyAdmin):
                 )
 
         return moderation_view(
-            self, request, object_id, form_class=GameModerationForm, title="Moderate game",
+            self, request, object_id, form_class=GameModerationForm, title=_("Moderate game"),
             perform=perform,
         )  # fmt: skip
 
@@ -124,7 +125,7 @@ class ChatMessageAdmin(ReadOnlyAdmin):
             )
 
         return moderation_view(
-            self, request, object_id, form_class=ReasonForm, title="Hide message",
+            self, request, object_id, form_class=ReasonForm, title=_("Hide message"),
             perform=perform,
         )  # fmt: skip
 
@@ -153,7 +154,7 @@ class ReportAdmin(ReadOnlyAdmin):
             )
 
         return moderation_view(
-            self, request, object_id, form_class=ReasonForm, title="Close report",
+            self, request, object_id, form_class=ReasonForm, title=_("Close report"),
             perform=perform,
         )  # fmt: skip
 
