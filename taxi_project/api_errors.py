@@ -7,8 +7,11 @@ switch on `code` and show `message`.
 
 from __future__ import annotations
 
+import logging
+
 from django.core.exceptions import PermissionDenied as DjangoPermissionDenied
 from django.core.exceptions import RequestDataTooBig
+from django.db import InterfaceError, OperationalError
 from django.http import Http404
 from django.utils import translation
 from django.utils.translation import gettext
@@ -16,6 +19,8 @@ from django.utils.translation import gettext_lazy as _
 from rest_framework import exceptions, status
 
 from games.engine import EngineError, IllegalAction, InvalidSetup, MalformedAction
+
+log = logging.getLogger(__name__)
 
 
 class ApiError(exceptions.APIException):
@@ -60,6 +65,12 @@ class RequestTooLarge(ApiError):
     status_code = status.HTTP_413_REQUEST_ENTITY_TOO_LARGE
     default_code = "request_too_large"
     default_detail = "The request body is larger than the server accepts."
+
+
+class ServiceUnavailable(ApiError):
+    status_code = status.HTTP_503_SERVICE_UNAVAILABLE
+    default_code = "service_unavailable"
+    default_detail = "The service is briefly unavailable; try again in a moment."
 
 
 class TooManyRequests(ApiError):
@@ -164,8 +175,16 @@ def exception_handler(exc, context):
         exc = Forbidden()
     elif isinstance(exc, RequestDataTooBig):  # over DATA_UPLOAD_MAX_MEMORY_SIZE
         exc = RequestTooLarge()
+    elif isinstance(exc, OperationalError | InterfaceError):
+        # The database connection failed (a restart, a failover, a dropped connection). If
+        # the move was written or not, a retry with the same idempotency key is safe (applied
+        # once, or answered with the first answer): say "retry" rather than a bare 500.
+        log.warning("database unavailable: %s", exc)
+        exc = ServiceUnavailable()
     response = drf_exception_handler(exc, context)
     if response is None:
         return None
     response.data = _body(exc)
+    if isinstance(exc, ServiceUnavailable):
+        response["Retry-After"] = "1"
     return response
