@@ -273,7 +273,10 @@ class CeleryWorker:
                     f"the worker exited with {self.process.returncode}:\n{self.log_tail()}"
                 )
             if not pinged:
-                pinged = bool(self._control().ping(destination=[name], timeout=0.5))
+                try:
+                    pinged = bool(self._control().ping(destination=[name], timeout=0.5))
+                except Exception:  # noqa: BLE001 - the broker restarted under the probe
+                    self._close_probe()  # a new connection on the next attempt
             if pinged and (not self.beat or glob.glob(f"{schedule}*")):  # beat opened its file
                 return
             time.sleep(0.1)
@@ -328,12 +331,15 @@ class CeleryWorker:
         self.stop()
         self.start()
 
-    def close(self) -> None:
-        self.stop()
+    def _close_probe(self) -> None:
         if self._probe is not None:
             with contextlib.suppress(Exception):
                 self._probe.close()
             self._probe = None
+
+    def close(self) -> None:
+        self.stop()
+        self._close_probe()
 
 
 def _node() -> str:
