@@ -5,6 +5,7 @@ every other API error; elsewhere Django's own pages. Used only with DEBUG off.""
 from __future__ import annotations
 
 from django.http import HttpRequest, JsonResponse
+from django.utils.translation import gettext
 from django.views import defaults
 
 
@@ -14,13 +15,14 @@ def _api(request: HttpRequest) -> bool:
 
 def not_found(request: HttpRequest, exception: Exception):
     if _api(request):
-        return JsonResponse({"code": "not_found", "message": "Not found."}, status=404)
+        return JsonResponse({"code": "not_found", "message": gettext("Not found.")}, status=404)
     return defaults.page_not_found(request, exception)
 
 
 def bad_request(request: HttpRequest, exception: Exception):
     if _api(request):
         return JsonResponse(
-            {"code": "bad_request", "message": "The request could not be handled."}, status=400
+            {"code": "bad_request", "message": gettext("The request could not be handled.")},
+            status=400,
         )
     return defaults.bad_request(request, exception)
