@@ -62,12 +62,12 @@ class UserAdmin(BaseUserAdmin):
     )
     search_fields = ("username", "display_name", "email")
 
-    @admin.display(description="moderate")
+    @admin.display(description=_("moderate"))
     def moderate(self, user):
         if user.pk is None:
             return ""
         url = reverse("admin:accounts_user_moderate", args=[user.pk])
-        return format_html('<a href="{}">Suspend, ban or lift…</a>', url)
+        return format_html('<a href="{}">{}</a>', url, _("Suspend, ban or lift…"))
 
     def get_urls(self):
         return [moderation_url(self, "moderate", self.moderate_view), *super().get_urls()]
