@@ -85,6 +85,9 @@ def main() -> int:
     if len(sys.argv) < 2 or sys.argv[1] not in COMMANDS:
         sys.exit(__doc__)
     ensure_venv()
+    # Local work runs in DEBUG (the settings default to production: DEBUG off, SECRET_KEY
+    # required); `DEBUG=0 python3 dev.py serve` tries the production settings.
+    os.environ.setdefault("DEBUG", "1")
     return COMMANDS[sys.argv[1]](sys.argv[2:])
 
 

@@ -3,6 +3,7 @@ from django.contrib.auth.admin import UserAdmin as BaseUserAdmin
 from django.urls import reverse
 from django.utils import timezone
 from django.utils.html import format_html
+from django.utils.translation import gettext_lazy as _
 
 from accounts.models import User
 from accounts.selectors import banned_q, suspended_q
@@ -18,11 +19,15 @@ from games.admin_moderation import (
 class AccessListFilter(admin.SimpleListFilter):
     """Whether moderation refuses the account now (a past suspension no longer counts)."""
 
-    title = "access"
+    title = _("access")
     parameter_name = "access"
 
     def lookups(self, request, model_admin):
-        return [("allowed", "Allowed"), ("suspended", "Suspended now"), ("banned", "Banned")]
+        return [
+            ("allowed", _("Allowed")),
+            ("suspended", _("Suspended now")),
+            ("banned", _("Banned")),
+        ]
 
     def queryset(self, request, queryset):
         now = timezone.now()
@@ -39,15 +44,15 @@ class AccessListFilter(admin.SimpleListFilter):
 class UserAdmin(BaseUserAdmin):
     fieldsets = (
         *BaseUserAdmin.fieldsets,
-        ("Profile", {"fields": ("display_name", "email_on_turn")}),
+        (_("Profile"), {"fields": ("display_name", "email_on_turn", "language")}),
         (
-            "Moderation",
+            _("Moderation"),
             {"fields": ("moderate", "suspended_until", "banned_at", "moderation_reason")},
         ),
     )
     # changed only through the Moderate page, which records who, when and why
     readonly_fields = ("moderate", "suspended_until", "banned_at", "moderation_reason")
-    add_fieldsets = (*BaseUserAdmin.add_fieldsets, ("Profile", {"fields": ("display_name",)}))
+    add_fieldsets = (*BaseUserAdmin.add_fieldsets, (_("Profile"), {"fields": ("display_name",)}))
     list_display = ("username", "display_name", "email", "is_staff", "suspended_until", "banned_at")
     list_filter = (
         AccessListFilter,
@@ -57,12 +62,12 @@ class UserAdmin(BaseUserAdmin):
     )
     search_fields = ("username", "display_name", "email")
 
-    @admin.display(description="moderate")
+    @admin.display(description=_("moderate"))
     def moderate(self, user):
         if user.pk is None:
             return ""
         url = reverse("admin:accounts_user_moderate", args=[user.pk])
-        return format_html('<a href="{}">Suspend, ban or lift…</a>', url)
+        return format_html('<a href="{}">{}</a>', url, _("Suspend, ban or lift…"))
 
     def get_urls(self):
         return [moderation_url(self, "moderate", self.moderate_view), *super().get_urls()]
@@ -81,8 +86,8 @@ class UserAdmin(BaseUserAdmin):
                 moderation.user_lift(moderator=moderator, user_id=user.pk, reason=reason)
 
         return moderation_view(
-            self, request, object_id, form_class=UserModerationForm, title="Moderate player",
+            self, request, object_id, form_class=UserModerationForm, title=_("Moderate player"),
             perform=perform,
-            summary="Suspended and banned players are refused at login, in the API and on "
-            "WebSockets; their running seats go to the autopilot.",
+            summary=_("Suspended and banned players are refused at login, in the API and on "
+            "WebSockets; their running seats go to the autopilot."),
         )  # fmt: skip

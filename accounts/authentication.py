@@ -12,9 +12,9 @@ from datetime import datetime
 
 from django.utils import timezone
 from rest_framework import authentication
-from rest_framework.authtoken.models import Token
 
 from accounts.errors import AccountRefused
+from accounts.middleware import activate_user_language
 from accounts.models import User
 from accounts.selectors import user_access_refusal
 
@@ -41,11 +41,15 @@ class TokenAuthentication(authentication.TokenAuthentication):
     def __init__(self, *, check_access: bool = True):
         self.check_access = check_access
 
-    def authenticate_credentials(self, key: str) -> tuple[User, Token]:
-        user, token = super().authenticate_credentials(key)
-        if self.check_access:
-            ensure_access(user)
-        return user, token
+    def authenticate(self, request):
+        result = super().authenticate(request)
+        if result is not None:
+            # Only now is a token's user known: answer in their language from here on,
+            # including the refusal just below.
+            activate_user_language(request, result[0])
+            if self.check_access:
+                ensure_access(result[0])
+        return result
 
 
 class SessionAuthentication(authentication.SessionAuthentication):
@@ -57,8 +61,10 @@ class SessionAuthentication(authentication.SessionAuthentication):
 
     def authenticate(self, request):
         result = super().authenticate(request)
-        if result is not None and self.check_access:
-            ensure_access(result[0])
+        if result is not None:
+            activate_user_language(request, result[0])
+            if self.check_access:
+                ensure_access(result[0])
         return result
 
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime
 
+from django.utils.translation import gettext_lazy as _
 from rest_framework import serializers, status
 
 from taxi_project.api_errors import ApiError, Conflict, Forbidden
@@ -32,7 +33,7 @@ class AccessRefusal:
 
 class UsernameTaken(Conflict):
     default_code = "username_taken"
-    default_detail = "That username is already taken."
+    default_detail = _("That username is already taken.")
 
 
 class InvalidCredentials(ApiError):
@@ -40,12 +41,12 @@ class InvalidCredentials(ApiError):
     # not a credentials scheme. One message for unknown user and wrong password.
     status_code = status.HTTP_400_BAD_REQUEST
     default_code = "invalid_credentials"
-    default_detail = "The username or password is wrong."
+    default_detail = _("The username or password is wrong.")
 
 
 class WrongPassword(ApiError):
     default_code = "wrong_password"
-    default_detail = "The current password is wrong."
+    default_detail = _("The current password is wrong.")
 
 
 class AccountRefused(Forbidden):

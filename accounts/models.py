@@ -1,6 +1,8 @@
+from django.conf import settings
 from django.contrib.auth.models import AbstractUser
 from django.db import models
 from django.db.models.functions import Lower
+from django.utils.translation import gettext_lazy as _
 
 
 class User(AbstractUser):
@@ -10,9 +12,19 @@ class User(AbstractUser):
     given moment is decided in one place, `accounts.selectors.user_access_refusal`.
     """
 
-    display_name = models.CharField(max_length=50, blank=True)
+    display_name = models.CharField(_("display name"), max_length=50, blank=True)
     email_on_turn = models.BooleanField(
-        default=False, help_text="E-mail me when a game waits on my move."
+        _("e-mail on my turn"),
+        default=False,
+        help_text=_("E-mail me when a game waits on my move."),
+    )
+    # Blank: follow the browser (Accept-Language), else English. See accounts/middleware.py.
+    language = models.CharField(
+        _("language"),
+        max_length=10,
+        blank=True,
+        choices=settings.LANGUAGES,
+        help_text=_("The language of pages, messages and e-mails; blank follows the browser."),
     )
     suspended_until = models.DateTimeField(
         null=True,

@@ -7,6 +7,7 @@ from datetime import datetime
 from django.contrib.auth import authenticate
 from django.db.models import Q
 from django.http import HttpRequest
+from django.utils.translation import gettext as _
 from rest_framework.request import Request
 
 from accounts.errors import (
@@ -23,11 +24,12 @@ def user_access_refusal(*, user: User, now: datetime) -> AccessRefusal | None:
     """None if the account may be used at `now`; else why not. A ban outranks a suspension,
     and a suspension ends at `suspended_until` (a past date no longer refuses)."""
     if user.banned_at is not None:
-        return AccessRefusal(code=ACCOUNT_BANNED, message="This account is banned.")
+        return AccessRefusal(code=ACCOUNT_BANNED, message=_("This account is banned."))
     if user.suspended_until is not None and user.suspended_until > now:
         return AccessRefusal(
             code=ACCOUNT_SUSPENDED,
-            message=f"This account is suspended until {iso_datetime(user.suspended_until)}.",
+            message=_("This account is suspended until %(until)s.")
+            % {"until": iso_datetime(user.suspended_until)},
             until=user.suspended_until,
         )
     return None

@@ -8,9 +8,11 @@ from __future__ import annotations
 
 import unicodedata
 
+from django.conf import settings
 from django.contrib.auth.password_validation import validate_password
 from django.contrib.auth.validators import UnicodeUsernameValidator
 from django.core.exceptions import ValidationError as DjangoValidationError
+from django.utils.translation import gettext as _
 from rest_framework import serializers
 
 from accounts.models import User
@@ -28,7 +30,8 @@ def validate_no_control_characters(value: str) -> None:
     for char in value:
         if unicodedata.category(char) in {"Cc", "Zl", "Zp"} or char in _BIDI_CONTROLS:
             raise serializers.ValidationError(
-                "Control characters and line breaks are not allowed.", code="control_characters"
+                _("Control characters and line breaks are not allowed."),
+                code="control_characters",
             )
 
 
@@ -100,6 +103,12 @@ class ProfileUpdateSerializer(serializers.Serializer):
     email_on_turn = serializers.BooleanField(
         required=False, help_text="E-mail me when a game waits on my move (needs an e-mail)."
     )
+    language = serializers.ChoiceField(
+        choices=[("", "auto"), *settings.LANGUAGES],
+        required=False,
+        allow_blank=True,
+        help_text="`en`, `fr`, `pl`, `ja` or `ko`; blank follows the browser's Accept-Language.",
+    )
 
 
 class PasswordChangeSerializer(serializers.Serializer):
@@ -117,9 +126,24 @@ class PasswordChangeSerializer(serializers.Serializer):
 
 
 class ProfileSerializer(serializers.ModelSerializer):
+    # Declared, not derived from the model: both may be blank, which the derived schema
+    # (format "email"; an enum without "") would not allow.
+    email = serializers.CharField(read_only=True, help_text="An e-mail address, or empty.")
+    language = serializers.ChoiceField(
+        choices=[("", "auto"), *settings.LANGUAGES], allow_blank=True, read_only=True
+    )
+
     class Meta:
         model = User
-        fields = ["id", "username", "display_name", "email", "email_on_turn", "date_joined"]
+        fields = [
+            "id",
+            "username",
+            "display_name",
+            "email",
+            "email_on_turn",
+            "language",
+            "date_joined",
+        ]
         read_only_fields = fields
 
 
@@ -143,6 +167,7 @@ class AccountErrorSerializer(serializers.Serializer):
 
 class AccountFieldErrorsSerializer(AccountErrorSerializer):
     errors = serializers.DictField(
+        required=False,  # `invalid` has them; `invalid_credentials`, `wrong_password` do not
         child=serializers.ListField(child=serializers.CharField()),
         help_text="Messages by field name; `non_field_errors` for the request as a whole.",
     )

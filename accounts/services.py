@@ -67,9 +67,14 @@ def user_profile_update(
     display_name: str | None = None,
     email: str | None = None,
     email_on_turn: bool | None = None,
+    language: str | None = None,
 ) -> User:
-    """Change the fields given (None leaves a field as it is)."""
+    """Change the fields given (None leaves a field as it is; a blank language follows the
+    browser)."""
     changed = []
+    if language is not None:
+        user.language = language
+        changed.append("language")
     if email_on_turn is not None:
         user.email_on_turn = email_on_turn
         changed.append("email_on_turn")

@@ -8,6 +8,7 @@ and why.
 from django.contrib import admin
 from django.urls import reverse
 from django.utils.html import format_html
+from django.utils.translation import gettext_lazy as _
 
 from games import moderation
 from games.admin_moderation import (
@@ -57,11 +58,17 @@ class GameAdmin(ReadOnlyAdmin):
     exclude = ("seed",)  # secret while the game runs (H1); the replay viewer marks it
     inlines = [SeatInline]
 
-    @admin.display(description="moderation")
+    @admin.display(description=_("moderation"))
     def links(self, game):
         replay = reverse("admin:games_game_replay", args=[game.pk])
         moderate = reverse("admin:games_game_moderate", args=[game.pk])
-        return format_html('<a href="{}">Replay</a> · <a href="{}">Moderate</a>', replay, moderate)
+        return format_html(
+            '<a href="{}">{}</a> · <a href="{}">{}</a>',
+            replay,
+            _("Replay"),
+            moderate,
+            _("Moderate"),
+        )
 
     def get_urls(self):
         from games.admin_replay import replay_urls
@@ -87,7 +94,7 @@ class GameAdmin(ReadOnlyAdmin):
                 )
 
         return moderation_view(
-            self, request, object_id, form_class=GameModerationForm, title="Moderate game",
+            self, request, object_id, form_class=GameModerationForm, title=_("Moderate game"),
             perform=perform,
         )  # fmt: skip
 
@@ -112,7 +119,7 @@ class ChatMessageAdmin(ReadOnlyAdmin):
         if message.hidden_at is not None:
             return "hidden"
         url = reverse("admin:games_chatmessage_hide", args=[message.pk])
-        return format_html('<a href="{}">Hide</a>', url)
+        return format_html('<a href="{}">{}</a>', url, _("Hide"))
 
     def get_urls(self):
         return [moderation_url(self, "hide", self.hide_view), *super().get_urls()]
@@ -124,7 +131,7 @@ class ChatMessageAdmin(ReadOnlyAdmin):
             )
 
         return moderation_view(
-            self, request, object_id, form_class=ReasonForm, title="Hide message",
+            self, request, object_id, form_class=ReasonForm, title=_("Hide message"),
             perform=perform,
         )  # fmt: skip
 
@@ -141,7 +148,7 @@ class ReportAdmin(ReadOnlyAdmin):
         if report.status == Report.Status.CLOSED:
             return "closed"
         url = reverse("admin:games_report_close", args=[report.pk])
-        return format_html('<a href="{}">Close with a note</a>', url)
+        return format_html('<a href="{}">{}</a>', url, _("Close with a note"))
 
     def get_urls(self):
         return [moderation_url(self, "close", self.close_view), *super().get_urls()]
@@ -153,7 +160,7 @@ class ReportAdmin(ReadOnlyAdmin):
             )
 
         return moderation_view(
-            self, request, object_id, form_class=ReasonForm, title="Close report",
+            self, request, object_id, form_class=ReasonForm, title=_("Close report"),
             perform=perform,
         )  # fmt: skip
 

@@ -13,48 +13,59 @@ from django.shortcuts import get_object_or_404, redirect
 from django.template.response import TemplateResponse
 from django.urls import path, reverse
 from django.utils import timezone
+from django.utils.translation import gettext_lazy as _
 from rest_framework.exceptions import APIException
 
 from games.engine import EngineError
 
-REASON = forms.CharField(widget=forms.Textarea(attrs={"rows": 3, "cols": 60}), max_length=1000)
+REASON = forms.CharField(
+    label=_("Reason"), widget=forms.Textarea(attrs={"rows": 3, "cols": 60}), max_length=1000
+)
 
 
 class GameModerationForm(forms.Form):
     action = forms.ChoiceField(
+        label=_("Action"),
         choices=[
-            ("zombify", "Hand a seat to the autopilot"),
-            ("restore", "Give a seat back to its player"),
-            ("abort", "Abort the game (no result)"),
-        ]
+            ("zombify", _("Hand a seat to the autopilot")),
+            ("restore", _("Give a seat back to its player")),
+            ("abort", _("Abort the game (no result)")),
+        ],
     )
-    seat = forms.IntegerField(min_value=0, max_value=7, required=False, help_text="0-based")
+    seat = forms.IntegerField(
+        label=_("Seat"), min_value=0, max_value=7, required=False, help_text=_("0-based")
+    )
     reason = REASON
 
     def clean(self):
         data = super().clean()
         if data.get("action") in ("zombify", "restore") and data.get("seat") is None:
-            self.add_error("seat", "Which seat?")
+            self.add_error("seat", _("Which seat?"))
         return data
 
 
 class UserModerationForm(forms.Form):
     action = forms.ChoiceField(
+        label=_("Action"),
         choices=[
-            ("suspend", "Suspend for a period"),
-            ("ban", "Ban"),
-            ("lift", "Lift a suspension or ban"),
-        ]
+            ("suspend", _("Suspend for a period")),
+            ("ban", _("Ban")),
+            ("lift", _("Lift a suspension or ban")),
+        ],
     )
     hours = forms.IntegerField(
-        min_value=1, max_value=24 * 365 * 5, required=False, help_text="suspension length"
+        label=_("Hours"),
+        min_value=1,
+        max_value=24 * 365 * 5,
+        required=False,
+        help_text=_("suspension length"),
     )
     reason = REASON
 
     def clean(self):
         data = super().clean()
         if data.get("action") == "suspend" and not data.get("hours"):
-            self.add_error("hours", "How long?")
+            self.add_error("hours", _("How long?"))
         return data
 
 

@@ -25,7 +25,7 @@ from django.utils.translation import gettext_lazy
 
 from games import engine
 from games.engine.board import AREA_INFO, EDGES
-from games.models import Game, GameEntry
+from games.models import STATUS_WORDS, Game, GameEntry
 from games.wording import area_label, describe, seat_label
 
 LICENSE_URL = "https://creativecommons.org/licenses/by/4.0/"
@@ -255,14 +255,26 @@ def _seat_rows(view: dict, names: dict[int, str]) -> list[dict]:
     return rows
 
 
+PHASE_WORDS = {
+    "move": gettext_lazy("moving"),
+    "pickup": gettext_lazy("picking up"),
+    "over": gettext_lazy("over"),
+}
+MOVEMENT_WORDS = {
+    "normal": gettext_lazy("normal"),
+    "fast": gettext_lazy("fast"),
+    "faster": gettext_lazy("faster"),
+}
+
+
 def _facts(view: dict, game: Game) -> list[tuple[str, object]]:
     active = view["active_seat"]
     options = view["options"]
     return [
-        (_("status at this step"), view["status"]),
+        (_("status at this step"), STATUS_WORDS.get(view["status"], view["status"])),
         (_("turn"), view["turn"]),
         (_("whose turn"), seat_label(active) if active is not None else "—"),
-        (_("phase"), view["phase"]),
+        (_("phase"), PHASE_WORDS.get(view["phase"], view["phase"])),
         (_("allowance (steps this turn)"), view["allowance"]),
         (
             _("path this turn"),
@@ -277,7 +289,7 @@ def _facts(view: dict, game: Game) -> list[tuple[str, object]]:
             _("options"),
             _("movement %(movement)s, shift change %(shift)s, pickup before movement %(pbm)s")
             % {
-                "movement": options["movement"],
+                "movement": MOVEMENT_WORDS.get(options["movement"], options["movement"]),
                 "shift": _("on") if options["shift_change"] else _("off"),
                 "pbm": _("on") if options["pickup_before_movement"] else _("off"),
             },

@@ -14,6 +14,7 @@ from games.serializers import (
     ErrorSerializer,
     GameDetailSerializer,
     GamesQuerySerializer,
+    GameSummaryPageSerializer,
     GameSummarySerializer,
     LegalActionsSerializer,
     LogPageSerializer,
@@ -26,6 +27,7 @@ from games.serializers import (
     TableFilterSerializer,
     TableJoinSerializer,
 )
+from games.throttles import MoveRateThrottle
 
 
 def errors(*codes: int) -> dict:
@@ -58,7 +60,7 @@ class TableListCreateApi(APIView):
     @extend_schema(
         operation_id="tables_list",
         parameters=[TableFilterSerializer],
-        responses={200: GameSummarySerializer(many=True), **errors(400, 401)},
+        responses={200: GameSummaryPageSerializer, **errors(400, 401)},
         summary="Open public tables, newest first, with filters",
     )
     def get(self, request):
@@ -147,6 +149,8 @@ class GameDetailApi(APIView):
 
 
 class GameActionsApi(APIView):
+    throttle_classes = [MoveRateThrottle]  # POST only: moves per user (games/throttles.py)
+
     @extend_schema(
         operation_id="games_actions_list",
         responses={200: LegalActionsSerializer, **errors(401, 404)},
@@ -206,7 +210,7 @@ class MyGamesApi(APIView):
     @extend_schema(
         operation_id="me_games",
         parameters=[GamesQuerySerializer],
-        responses={200: GameSummarySerializer(many=True), **errors(400, 401)},
+        responses={200: GameSummaryPageSerializer, **errors(400, 401)},
         summary="Your games, those waiting on you first",
     )
     def get(self, request):
@@ -218,7 +222,7 @@ class MyGamesApi(APIView):
 class FinishedGamesApi(APIView):
     @extend_schema(
         operation_id="games_finished",
-        responses={200: GameSummarySerializer(many=True), **errors(401)},
+        responses={200: GameSummaryPageSerializer, **errors(401)},
         summary="Finished games with their results and revealed seeds",
     )
     def get(self, request):

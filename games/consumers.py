@@ -15,10 +15,12 @@ from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncJsonWebsocketConsumer
 from django.contrib.auth.models import AnonymousUser
 from django.core.serializers.json import DjangoJSONEncoder
-from django.utils import timezone
+from django.utils import timezone, translation
+from django.utils.translation import gettext
 from rest_framework import exceptions
 
 from accounts.authentication import access_refusal
+from accounts.middleware import scope_language
 from games import events, selectors, services
 from games.engine import EngineError
 from games.serializers import MAX_INT, MoveSerializer
@@ -44,6 +46,11 @@ class JsonConsumer(AsyncJsonWebsocketConsumer):
     Every signed-in socket also listens on its account's group, to be closed on a refusal."""
 
     account = None
+
+    async def dispatch(self, message):
+        # Every frame this socket sends speaks its owner's language (docs/i18n.md).
+        with translation.override(scope_language(self.scope)):
+            await super().dispatch(message)
 
     async def join_account(self, user) -> None:
         if user.is_authenticated:
@@ -75,18 +82,25 @@ class JsonConsumer(AsyncJsonWebsocketConsumer):
                 frame(
                     "error",
                     code="malformed_frame",
-                    message=f"send JSON text frames of at most {MAX_FRAME} bytes",
+                    message=gettext("Send JSON text frames of at most %(max)s bytes.")
+                    % {"max": MAX_FRAME},
                 )
             )
             return
         try:
             content = json.loads(text_data)
         except ValueError:
-            await self.send_json(frame("error", code="malformed_frame", message="not JSON"))
+            await self.send_json(
+                frame("error", code="malformed_frame", message=gettext("This frame is not JSON."))
+            )
             return
         if not isinstance(content, dict) or not isinstance(content.get("type"), str):
             await self.send_json(
-                frame("error", code="malformed_frame", message="a frame is an object with a type")
+                frame(
+                    "error",
+                    code="malformed_frame",
+                    message=gettext("A frame is an object with a type."),
+                )
             )
             return
         await self.receive_json(content)
@@ -141,16 +155,23 @@ class GameConsumer(JsonConsumer):
             elif kind == "ping":
                 await self.send_json(frame("pong", ref=ref))
             else:
-                raise ApiError(f"unknown frame type {kind!r}", code="unknown_frame")
+                raise ApiError(
+                    gettext("Unknown frame type %(type)s.") % {"type": repr(kind)},
+                    code="unknown_frame",
+                )
         except (ApiError, EngineError, exceptions.APIException) as error:
             await self.send_json(error_frame(error, ref))
 
     async def sync(self, after) -> None:
         if isinstance(after, bool) or not isinstance(after, int) or not -1 <= after <= MAX_INT:
-            raise ApiError("`after` is the last seq you have, or -1 for all", code="invalid_sync")
+            raise ApiError(
+                gettext("`after` is the last seq you have, or -1 for all."), code="invalid_sync"
+            )
         entries, view, version, clock = await database_sync_to_async(self._since)(after)
         if after > version:
-            raise ApiError(f"the game is at seq {version}", code="invalid_sync")
+            raise ApiError(
+                gettext("The game is at seq %(seq)s.") % {"seq": version}, code="invalid_sync"
+            )
         for index, entry in enumerate(entries):
             last = index == len(entries) - 1
             await self.send_json(frame("entry", **entry, view=view if last else None))
@@ -169,7 +190,7 @@ class GameConsumer(JsonConsumer):
 
     async def move(self, content, ref) -> None:
         if not self.user.is_authenticated:
-            raise ApiError("Log in to play.", code="not_authenticated")
+            raise ApiError(gettext("Log in to play."), code="not_authenticated")
         serializer = MoveSerializer(data=content)
         serializer.is_valid(raise_exception=True)
         data = serializer.validated_data
@@ -259,7 +280,10 @@ class UserConsumer(JsonConsumer):
         else:
             await self.send_json(
                 frame(
-                    "error", code="unknown_frame", message=f"unknown frame type {content['type']!r}"
+                    "error",
+                    code="unknown_frame",
+                    message=gettext("Unknown frame type %(type)s.")
+                    % {"type": repr(content["type"])},
                 )
             )
 

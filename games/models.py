@@ -12,21 +12,31 @@ from datetime import timedelta
 
 from django.conf import settings
 from django.db import models
+from django.utils.translation import gettext_lazy as _
 
 from games.engine import Options, Setup
+
+# A game's status in words (the stored values stay the API's codes).
+STATUS_WORDS = {
+    "open": _("open"),
+    "playing": _("playing"),
+    "finished": _("finished"),
+    "aborted": _("aborted"),
+    "cancelled": _("cancelled"),
+}
 
 
 class Clock(models.TextChoices):
     """Per-turn time limits (K1), as board game sites offer them."""
 
-    NONE = "none", "No time limit"
-    RT_30S = "30s", "Real-time: 30 seconds per turn"
-    RT_1M = "1m", "Real-time: 1 minute per turn"
-    RT_3M = "3m", "Real-time: 3 minutes per turn"
-    TB_1H = "1h", "Turn-based: 1 hour per turn"
-    TB_12H = "12h", "Turn-based: 12 hours per turn"
-    TB_24H = "24h", "Turn-based: 24 hours per turn"
-    TB_72H = "72h", "Turn-based: 72 hours per turn"
+    NONE = "none", _("No time limit")
+    RT_30S = "30s", _("Real-time: 30 seconds per turn")
+    RT_1M = "1m", _("Real-time: 1 minute per turn")
+    RT_3M = "3m", _("Real-time: 3 minutes per turn")
+    TB_1H = "1h", _("Turn-based: 1 hour per turn")
+    TB_12H = "12h", _("Turn-based: 12 hours per turn")
+    TB_24H = "24h", _("Turn-based: 24 hours per turn")
+    TB_72H = "72h", _("Turn-based: 72 hours per turn")
 
 
 CLOCK_SECONDS = {
@@ -111,7 +121,8 @@ class Game(models.Model):
         ]
 
     def __str__(self) -> str:
-        return f"Game {self.pk} ({self.status})"
+        status = STATUS_WORDS.get(self.status, self.status)
+        return _("Game %(id)s (%(status)s)") % {"id": self.pk, "status": status}
 
     @property
     def options(self) -> Options:

@@ -12,6 +12,7 @@ from datetime import datetime
 
 from django.db import transaction
 from django.utils import timezone
+from django.utils.translation import gettext as _
 
 from accounts.models import User
 from games import engine, events, services, state
@@ -25,7 +26,10 @@ MAX_REASON = 1000
 def _reason(reason: str) -> str:
     reason = (reason or "").strip()
     if not 0 < len(reason) <= MAX_REASON:
-        raise ApiError(f"Give a reason of 1 to {MAX_REASON} characters.", code="reason_required")
+        raise ApiError(
+            _("Give a reason of 1 to %(max)s characters.") % {"max": MAX_REASON},
+            code="reason_required",
+        )
     return reason
 
 
@@ -36,7 +40,7 @@ def _audit(moderator, kind: str, reason: str, **targets) -> ModerationAction:
 def _server_action(game: Game, action: engine.Action, moderator) -> None:
     """Apply a server action to a locked, running game and append it with the moderator."""
     if game.status != Game.Status.PLAYING:
-        raise Conflict("The game is not running.", code="game_not_running")
+        raise Conflict(_("The game is not running."), code="game_not_running")
     current = state.state_for(game)
     notifications = current.apply(action)
     services._append(game, current, action, notifications, actor=moderator)
@@ -84,7 +88,7 @@ def seat_restore(*, moderator, game_id: int, seat: int, reason: str) -> Moderati
 def _locked_user(user_id: int) -> User:
     user = User.objects.select_for_update().filter(pk=user_id).first()
     if user is None:
-        raise NotFound("No such user.", code="user_not_found")
+        raise NotFound(_("No such user."), code="user_not_found")
     return user
 
 
@@ -106,11 +110,11 @@ def user_suspend(*, moderator, user_id: int, until: datetime, reason: str) -> Mo
     autopilot, and its open sockets are closed."""
     reason = _reason(reason)
     if until <= timezone.now():
-        raise ApiError("A suspension ends in the future.", code="invalid_until")
+        raise ApiError(_("A suspension ends in the future."), code="invalid_until")
     with transaction.atomic():
         user = _locked_user(user_id)
         if user.is_superuser:
-            raise Forbidden("Superusers are not moderated here.", code="superuser")
+            raise Forbidden(_("Superusers are not moderated here."), code="superuser")
         user.suspended_until = until
         user.moderation_reason = reason
         user.save(update_fields=["suspended_until", "moderation_reason"])
@@ -127,7 +131,7 @@ def user_ban(*, moderator, user_id: int, reason: str) -> ModerationAction:
     with transaction.atomic():
         user = _locked_user(user_id)
         if user.is_superuser:
-            raise Forbidden("Superusers are not moderated here.", code="superuser")
+            raise Forbidden(_("Superusers are not moderated here."), code="superuser")
         user.banned_at = timezone.now()
         user.moderation_reason = reason
         user.save(update_fields=["banned_at", "moderation_reason"])
@@ -179,14 +183,14 @@ def report_create(
     if chat_message_id is not None:
         message = ChatMessage.objects.filter(pk=chat_message_id, game=game).first()
         if message is None:
-            raise NotFound("No such message in this game.", code="message_not_found")
+            raise NotFound(_("No such message in this game."), code="message_not_found")
         reported_user_id = reported_user_id or message.author_id
     if reported_user_id is None:
-        raise ApiError("Say whom or which message you report.", code="report_target_required")
+        raise ApiError(_("Say whom or which message you report."), code="report_target_required")
     if not Seat.objects.filter(game=game, user_id=reported_user_id).exists():
-        raise NotFound("No such player in this game.", code="player_not_found")
+        raise NotFound(_("No such player in this game."), code="player_not_found")
     if reported_user_id == reporter.pk:
-        raise ApiError("You cannot report yourself.", code="report_self")
+        raise ApiError(_("You cannot report yourself."), code="report_self")
     return Report.objects.create(
         reporter=reporter, game=game, reported_user_id=reported_user_id, chat_message=message,
         reason=reason,
@@ -198,9 +202,9 @@ def report_close(*, moderator, report_id: int, resolution: str) -> ModerationAct
     with transaction.atomic():
         report = Report.objects.select_for_update().filter(pk=report_id).first()
         if report is None:
-            raise NotFound("No such report.", code="report_not_found")
+            raise NotFound(_("No such report."), code="report_not_found")
         if report.status == Report.Status.CLOSED:
-            raise Conflict("This report is already closed.", code="report_closed")
+            raise Conflict(_("This report is already closed."), code="report_closed")
         report.status = Report.Status.CLOSED
         report.closed_by = moderator
         report.closed_at = timezone.now()

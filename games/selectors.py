@@ -7,6 +7,7 @@ clients only through `engine.player_view`.
 from __future__ import annotations
 
 from django.db.models import Exists, OuterRef, Prefetch, Q, QuerySet
+from django.utils.translation import gettext_lazy as _
 
 from games import engine, state
 from games.models import ChatMessage, Game, GameEntry, Seat
@@ -16,7 +17,7 @@ from taxi_project.api_errors import ApiError, NotFound
 class NotAuthenticated(ApiError):
     status_code = 401
     default_code = "not_authenticated"
-    default_detail = "Log in first."
+    default_detail = _("Log in first.")
 
 
 def client_view(current: engine.Game, seat: int | None) -> dict:
@@ -36,7 +37,7 @@ def game_get_visible(*, game_id: int, user) -> Game:
     to the people seated at them and staff. Anything else is 'not found' (ids leak nothing)."""
     game = Game.objects.filter(pk=game_id).prefetch_related(_seats_with_users()).first()
     if game is None or not _may_see(game, user):
-        raise NotFound("No such game.", code="game_not_found")
+        raise NotFound(_("No such game."), code="game_not_found")
     return game
 
 
@@ -227,7 +228,7 @@ def socket_access(*, game_id: int, user) -> dict:
     else:
         game = Game.objects.filter(pk=game_id).first()
         if game is None:
-            raise NotFound("No such game.", code="game_not_found")
+            raise NotFound(_("No such game."), code="game_not_found")
         if game.visibility != Game.Visibility.PUBLIC:
             raise NotAuthenticated("Log in to watch this table.")
     seat = seat_of(game, user) if user.is_authenticated else None

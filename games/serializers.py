@@ -121,6 +121,15 @@ class GameDetailSerializer(GameSummarySerializer):
     )
 
 
+class GameSummaryPageSerializer(serializers.Serializer):
+    """A page of games (`?limit=&offset=`, LimitOffsetPagination)."""
+
+    count = serializers.IntegerField()
+    next = serializers.URLField(allow_null=True)
+    previous = serializers.URLField(allow_null=True)
+    results = GameSummarySerializer(many=True)
+
+
 class MoveResponseSerializer(serializers.Serializer):
     seq = serializers.IntegerField()
     version = serializers.IntegerField()

@@ -14,7 +14,8 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 from django.db import IntegrityError, connection, transaction
-from django.utils import timezone
+from django.utils import timezone, translation
+from django.utils.translation import gettext as _
 
 from games import engine, events, selectors, state
 from games.models import CLOCK_SECONDS, ChatMessage, Clock, Game, GameEntry, Seat
@@ -41,9 +42,12 @@ def table_create(
     now = timezone.now()
     for name, when in (("deadline1_at", deadline1_at), ("deadline2_at", deadline2_at)):
         if when is not None and when <= now:
-            raise ApiError(f"{name} must be in the future", code="invalid_deadlines")
+            raise ApiError(
+                _("%(name)s must be in the future.") % {"name": name},
+                code="invalid_deadlines",
+            )
     if deadline1_at and deadline2_at and deadline2_at < deadline1_at:
-        raise ApiError("the 2nd deadline cannot come before the 1st", code="invalid_deadlines")
+        raise ApiError(_("The 2nd deadline cannot come before the 1st."), code="invalid_deadlines")
     with transaction.atomic():
         game = Game.objects.create(
             created_by=user,
@@ -67,12 +71,12 @@ def _locked_game(game_id: int) -> Game:
     try:
         return Game.objects.select_for_update().get(pk=game_id)
     except Game.DoesNotExist:
-        raise NotFound("No such game.", code="game_not_found") from None
+        raise NotFound(_("No such game."), code="game_not_found") from None
 
 
 def _open_table(game: Game) -> None:
     if game.status != Game.Status.OPEN:
-        raise Conflict("This table is no longer open.", code="table_not_open")
+        raise Conflict(_("This table is no longer open."), code="table_not_open")
 
 
 def table_join(*, game_id: int, user, invite_code: str = "") -> Game:
@@ -82,11 +86,11 @@ def table_join(*, game_id: int, user, invite_code: str = "") -> Game:
         if game.visibility == Game.Visibility.INVITE and not secrets.compare_digest(
             invite_code or "", game.invite_code
         ):
-            raise Forbidden("This table is by invitation only.", code="invite_required")
+            raise Forbidden(_("This table is by invitation only."), code="invite_required")
         _open_table(game)
         seated = list(game.seats.all())
         if any(seat.user_id == user.pk for seat in seated):
-            raise Conflict("You already sit at this table.", code="already_seated")
+            raise Conflict(_("You already sit at this table."), code="already_seated")
         Seat.objects.create(game=game, user=user, join_order=len(seated))
         if len(seated) + 1 == game.players:
             _game_start(game)
@@ -102,7 +106,7 @@ def table_leave(*, game_id: int, user) -> Game:
         seats = list(game.seats.all())
         mine = next((seat for seat in seats if seat.user_id == user.pk), None)
         if mine is None:
-            raise Conflict("You do not sit at this table.", code="not_seated")
+            raise Conflict(_("You do not sit at this table."), code="not_seated")
         _announce_table(game.pk)
         if game.created_by_id == user.pk:
             game.status = Game.Status.CANCELLED
@@ -119,7 +123,7 @@ def table_cancel(*, game_id: int, user) -> Game:
     with transaction.atomic():
         game = _locked_game(game_id)
         if game.created_by_id != user.pk:
-            raise Forbidden("Only the table's creator can cancel it.", code="not_creator")
+            raise Forbidden(_("Only the table's creator can cancel it."), code="not_creator")
         _open_table(game)
         game.status = Game.Status.CANCELLED
         game.save(update_fields=["status"])
@@ -192,15 +196,16 @@ def move_submit(
             mine = next((s for s in seats if s.user_id == user.pk), None)
             if mine is None:
                 if game.visibility != Game.Visibility.PUBLIC and not user.is_staff:
-                    raise NotFound("No such game.", code="game_not_found")
-                raise Forbidden("You do not play in this game.", code="not_a_player")
+                    raise NotFound(_("No such game."), code="game_not_found")
+                raise Forbidden(_("You do not play in this game."), code="not_a_player")
             seat = mine.seat
             try:
                 if game.status == Game.Status.OPEN or game.status == Game.Status.CANCELLED:
-                    raise Conflict("The game has not started.", code="game_not_started")
+                    raise Conflict(_("The game has not started."), code="game_not_started")
                 if version != game.version:
                     raise Conflict(
-                        f"The game is at version {game.version}, not {version}.",
+                        _("The game is at version %(current)s, not %(sent)s.")
+                        % {"current": game.version, "sent": version},
                         code="stale_version",
                         current_version=game.version,
                     )
@@ -226,7 +231,7 @@ def move_submit(
         earlier = _earlier(game_id, user, idempotency_key, action, seat)
         if earlier is not None:
             return earlier
-        raise Conflict("Another action was accepted first.", code="stale_version") from None
+        raise Conflict(_("Another action was accepted first."), code="stale_version") from None
     return MoveResult(body=entry.response, replayed=False)
 
 
@@ -252,7 +257,7 @@ def _earlier(game_id: int, user, key: str, action: dict, seat: int | None) -> Mo
         return None
     if seat is None or earlier.action != _with_seat(action, seat):
         raise Conflict(
-            "This idempotency key was used for another action.", code="idempotency_key_reused"
+            _("This idempotency key was used for another action."), code="idempotency_key_reused"
         )
     return MoveResult(body=earlier.response, replayed=True)
 
@@ -264,10 +269,10 @@ def _with_seat(action: dict, seat: int) -> dict:
 def _player_action(action: dict, seat: int) -> engine.Action:
     """The client's action, on behalf of its own seat: the seat may be left out."""
     if isinstance(action, dict) and action.get("type") in engine.SERVER_ACTIONS - {"resign"}:
-        raise Forbidden("Only the server can take this action.", code="server_action")
+        raise Forbidden(_("Only the server can take this action."), code="server_action")
     decoded = engine.decode_action(_with_seat(action, seat))
     if decoded.seat != seat:
-        raise Forbidden("You can only act for your own seat.", code="not_your_seat")
+        raise Forbidden(_("You can only act for your own seat."), code="not_your_seat")
     return decoded
 
 
@@ -356,7 +361,9 @@ def turn_email_send(*, user_id: int, game_id: int, version: int) -> bool:
     from django.conf import settings
     from django.core.mail import send_mail
 
+    from accounts.middleware import user_language
     from accounts.models import User
+    from games.wording import describe
 
     game = Game.objects.filter(pk=game_id, version=version, status=Game.Status.PLAYING).first()
     user = User.objects.filter(pk=user_id, email_on_turn=True).exclude(email="").first()
@@ -365,13 +372,23 @@ def turn_email_send(*, user_id: int, game_id: int, version: int) -> bool:
     if not Seat.objects.filter(game=game, user=user, seat=game.active_seat).exists():
         return False
     deadline = game.turn_deadline_at
-    lines = [
-        f"Hello {user}, game {game.pk} of Bahama Taxi waits on your move.",
-        f"Play: {settings.SITE_URL}/games/{game.pk}",
-    ]
-    if deadline is not None:
-        lines.append(f"Your time runs out at {deadline:%Y-%m-%d %H:%M} UTC.")
-    send_mail(f"Your turn in game {game.pk}", "\n".join(lines), None, [user.email])
+    last = GameEntry.objects.filter(game=game, seq=game.version).first()
+    # In the reader's language: their profile's, else the site's (an e-mail has no browser).
+    with translation.override(user_language(user) or settings.LANGUAGE_CODE):
+        values = {"user": user, "game": game.pk}
+        lines = [
+            _("Hello %(user)s, game %(game)s of Bahama Taxi waits on your move.") % values,
+            _("Play: %(url)s") % {"url": f"{settings.SITE_URL}/games/{game.pk}"},
+        ]
+        if deadline is not None:
+            lines.append(
+                _("Your time runs out at %(time)s UTC.") % {"time": f"{deadline:%Y-%m-%d %H:%M}"}
+            )
+        if last is not None and last.notifications:
+            lines += ["", _("What happened last:")]
+            lines += [f"- {describe(note)}" for note in last.notifications]
+        subject = _("Your turn in game %(game)s") % values
+    send_mail(subject, "\n".join(lines), None, [user.email])
     return True
 
 
@@ -397,19 +414,21 @@ def chat_post(*, game_id: int, user, text: str) -> ChatMessage:
     text = text.strip() if isinstance(text, str) else ""
     if not 0 < len(text) <= ChatMessage.MAX_LENGTH or not text.isprintable():
         raise ApiError(
-            f"A message is 1 to {ChatMessage.MAX_LENGTH} printable characters.",
+            _("A message is 1 to %(max)s printable characters.") % {"max": ChatMessage.MAX_LENGTH},
             code="invalid_chat_message",
         )
     with transaction.atomic():
         game = _locked_game(game_id)
         seat = Seat.objects.filter(game=game, user=user).first()
         if seat is None:
-            raise Forbidden("Only the players at this table can write here.", code="not_a_player")
+            raise Forbidden(
+                _("Only the players at this table can write here."), code="not_a_player"
+            )
         since = timezone.now() - CHAT_WINDOW
         recent = ChatMessage.objects.filter(game=game, author=user, created_at__gte=since)
         if recent.count() >= CHAT_BURST:
             raise TooManyRequests(
-                "Too many messages; wait a few seconds.", code="chat_rate_limited"
+                _("Too many messages; wait a few seconds."), code="chat_rate_limited"
             )
         message = ChatMessage.objects.create(game=game, author=user, seat=seat.seat, text=text)
         public = selectors.chat_public(message)
@@ -422,7 +441,7 @@ def chat_hide(*, message_id: int, moderator, reason: str = "") -> ChatMessage:
     with transaction.atomic():
         message = ChatMessage.objects.select_for_update().filter(pk=message_id).first()
         if message is None:
-            raise NotFound("No such message.", code="message_not_found")
+            raise NotFound(_("No such message."), code="message_not_found")
         if message.hidden_at is None:
             message.hidden_at = timezone.now()
             message.hidden_by = moderator

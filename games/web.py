@@ -22,6 +22,7 @@ from django.template.response import TemplateResponse
 from django.urls import reverse
 from django.utils import timezone
 from django.utils.http import url_has_allowed_host_and_scheme
+from django.utils.translation import get_language
 from django.utils.translation import gettext as _
 from django.views.decorators.csrf import ensure_csrf_cookie
 from django.views.decorators.http import require_GET, require_http_methods
@@ -236,6 +237,33 @@ def game_page(request, game_id: int):
         "invite_code": summary.get("invite_code"),
     }
     return TemplateResponse(request, "web/game.html", context)
+
+
+# ---------------------------------------------------------------------------------- rules
+
+#: Languages the rules page is written in: one template each, web/rules/rules_<code>.html.
+RULES_LANGUAGES = ("en", "fr", "pl", "ja", "ko")
+
+
+def rules_language(code: str | None) -> str:
+    """The rules text for a language code: "fr-ca" reads the French text; a language the rules
+    are not written in reads the English."""
+    base = (code or "").lower().replace("_", "-").split("-")[0]
+    return base if base in RULES_LANGUAGES else "en"
+
+
+@require_GET
+def rules_page(request):
+    """The rules of RULES.md told to players, in the request's language, with the board
+    picture and its attribution. Public: a visitor may read the rules before signing up."""
+    language = rules_language(get_language())
+    context = {
+        "title": _("Rules"),
+        "rules_language": language,
+        "rules_template": f"web/rules/rules_{language}.html",
+        "board": board_data(),
+    }
+    return TemplateResponse(request, "web/rules.html", context)
 
 
 # ---------------------------------------------------------------------------------- replay

@@ -1,9 +1,10 @@
 """Pages of the browser client, mounted at the site root (games/web.py)."""
 
 from django.urls import path
-from django.views.i18n import JavaScriptCatalog
 
+from accounts import web as account_web
 from games import web
+from taxi_project.i18n import ScriptCatalog
 
 app_name = "web"
 
@@ -14,9 +15,10 @@ urlpatterns = [
     path("login", web.login_page, name="login"),
     path("logout", web.logout_page, name="logout"),
     path("board.json", web.board_json, name="board"),
+    path("rules/", web.rules_page, name="rules"),
     path("games/<int:game_id>", web.game_page, name="game"),
     path("games/<int:game_id>/replay", web.game_replay, name="replay"),
-    # gettext() for the scripts, from the "django" domain that games/wording.py's sentences
-    # use, so a translation serves the server's words and the page's alike
-    path("jsi18n.js", JavaScriptCatalog.as_view(domain="django"), name="jsi18n"),
+    # gettext() for the scripts: their own words plus games/wording.py's sentences
+    path("jsi18n.js", ScriptCatalog.as_view(), name="jsi18n"),
+    path("profile", account_web.profile_page, name="profile"),
 ]

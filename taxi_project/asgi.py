@@ -1,6 +1,7 @@
 """ASGI entry point: HTTP goes to Django, WebSockets to the Channels consumers."""
 
 import os
+import warnings
 
 from django.core.asgi import get_asgi_application
 
@@ -10,18 +11,20 @@ os.environ.setdefault("DJANGO_SETTINGS_MODULE", "taxi_project.settings")
 django_asgi_app = get_asgi_application()
 
 from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
-from django.conf import settings  # noqa: E402
-from django.contrib.staticfiles.handlers import ASGIStaticFilesHandler  # noqa: E402
 
 from accounts.channels_auth import websocket_stack  # noqa: E402
 from games.routing import websocket_urlpatterns  # noqa: E402
 
-# uvicorn serves no static files; in DEBUG let Django serve them so the admin has its CSS.
-http_app = ASGIStaticFilesHandler(django_asgi_app) if settings.DEBUG else django_asgi_app
+# Static files are served by WhiteNoise's middleware inside the Django app (settings), in DEBUG
+# and in production alike. It is WSGI-style middleware: under ASGI, Django reads each (small)
+# file through sync_to_async and would warn about it on every file: expected, so silenced.
+warnings.filterwarnings(
+    "ignore", message="StreamingHttpResponse must consume synchronous iterators", category=Warning
+)
 
 application = ProtocolTypeRouter(
     {
-        "http": http_app,
+        "http": django_asgi_app,
         # origin policy, session or token authentication: accounts/channels_auth.py
         "websocket": websocket_stack(URLRouter(websocket_urlpatterns)),
     }

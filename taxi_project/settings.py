@@ -24,7 +24,9 @@ def env_list(name: str) -> list[str]:
     return [item.strip() for item in os.environ.get(name, "").split(",") if item.strip()]
 
 
-DEBUG = env_bool("DEBUG", True)
+# Off unless asked for: a deployment that forgets DEBUG must not show tracebacks to visitors.
+# dev.py and the test suite (tests/environment.py) turn it on for local work.
+DEBUG = env_bool("DEBUG", False)
 
 SECRET_KEY = os.environ.get("SECRET_KEY", "")
 if not SECRET_KEY:
@@ -34,6 +36,21 @@ if not SECRET_KEY:
 
 # Empty plus DEBUG means localhost only (Django and Channels both fall back to it).
 ALLOWED_HOSTS = env_list("ALLOWED_HOSTS")
+# Origins (scheme://host[:port]) whose unsafe requests with the session cookie are accepted.
+CSRF_TRUSTED_ORIGINS = env_list("CSRF_TRUSTED_ORIGINS")
+
+if not DEBUG:
+    # Behind a load balancer that terminates TLS and sets X-Forwarded-Proto (docker/README.md).
+    # It redirects plain HTTP itself; SECURE_SSL_REDIRECT=1 makes Django do it too.
+    SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
+    SECURE_SSL_REDIRECT = env_bool("SECURE_SSL_REDIRECT", False)
+    SESSION_COOKIE_SECURE = CSRF_COOKIE_SECURE = env_bool("SECURE_COOKIES", True)
+    SECURE_HSTS_SECONDS = int(os.environ.get("SECURE_HSTS_SECONDS", str(365 * 24 * 3600)))
+    SECURE_HSTS_INCLUDE_SUBDOMAINS = env_bool("SECURE_HSTS_INCLUDE_SUBDOMAINS", False)
+
+# Requests are small JSON (a move is well under 1 KiB): a larger body is refused with 413
+# `request_too_large` before it is parsed.
+DATA_UPLOAD_MAX_MEMORY_SIZE = int(os.environ.get("DATA_UPLOAD_MAX_MEMORY_SIZE", str(64 * 1024)))
 
 INSTALLED_APPS = [
     "django.contrib.admin",
@@ -52,10 +69,15 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
+    # static files, in DEBUG straight from the apps, else from STATIC_ROOT (collectstatic)
+    "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
+    # Accept-Language (or the switcher's cookie), then the signed-in user's own choice
+    "django.middleware.locale.LocaleMiddleware",
+    "accounts.middleware.UserLanguageMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
 ]
@@ -70,6 +92,7 @@ TEMPLATES = [
         "OPTIONS": {
             "context_processors": [
                 "django.template.context_processors.request",
+                "django.template.context_processors.i18n",
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
             ],
@@ -121,13 +144,34 @@ AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
 ]
 
-LANGUAGE_CODE = "en-us"
+LANGUAGE_CODE = "en"
+# The five languages of the game's players (issue 9); docs/i18n.md has each one's glossary.
+LANGUAGES = [
+    ("en", "English"),
+    ("fr", "Français"),
+    ("pl", "Polski"),
+    ("ja", "日本語"),
+    ("ko", "한국어"),
+]
+LOCALE_PATHS = [BASE_DIR / "locale"]
 TIME_ZONE = "UTC"
 USE_I18N = True
 USE_TZ = True
 
 STATIC_URL = "static/"
-STATIC_ROOT = VAR_DIR / "static"
+STATIC_ROOT = Path(os.environ.get("STATIC_ROOT", VAR_DIR / "static"))
+if DEBUG:
+    STATIC_ROOT.mkdir(parents=True, exist_ok=True)  # else WhiteNoise warns it is missing
+STORAGES = {
+    "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
+    # Hashed, compressed, cached for ever when DEBUG is off: needs `collectstatic` first (the
+    # Docker image runs it). In DEBUG, files are served as they are, no collectstatic needed.
+    "staticfiles": {
+        "BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"
+        if DEBUG
+        else "whitenoise.storage.CompressedManifestStaticFilesStorage"
+    },
+}
 
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
@@ -148,10 +192,19 @@ REST_FRAMEWORK = {
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
     "EXCEPTION_HANDLER": "taxi_project.api_errors.exception_handler",
+    # DRF's JSON, except that echoed lone surrogates cannot turn a 400 into a 500
+    "DEFAULT_RENDERER_CLASSES": [
+        "taxi_project.renderers.JSONRenderer",
+        "rest_framework.renderers.BrowsableAPIRenderer",
+    ],
     "DEFAULT_PAGINATION_CLASS": "rest_framework.pagination.LimitOffsetPagination",
     "PAGE_SIZE": 50,
     "UNAUTHENTICATED_USER": "django.contrib.auth.models.AnonymousUser",
-    "DEFAULT_THROTTLE_RATES": {"auth": os.environ.get("AUTH_THROTTLE_RATE", "20/min")},
+    "DEFAULT_THROTTLE_RATES": {
+        "auth": os.environ.get("AUTH_THROTTLE_RATE", "20/min"),
+        # per user, generous: a fast player makes a few moves a second at most
+        "moves": os.environ.get("MOVE_THROTTLE_RATE", "120/min"),
+    },
     # DRF's default (None) trusts any X-Forwarded-For, so a client could dodge per-IP limits:
     # 0 with no proxy in front, N behind N reverse proxies.
     "NUM_PROXIES": int(os.environ.get("NUM_PROXIES", "0")),
@@ -232,3 +285,23 @@ CELERY_BEAT_SCHEDULE = {
 # A killed worker's unacknowledged tick is not redelivered: the next tick finds what it left.
 CELERY_TASK_ACKS_LATE = False
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
+
+# --- Logs ------------------------------------------------------------------------------------
+# One line per record on stderr; LOG_FORMAT=json makes each line a JSON object (for a log
+# collector), for Django, Celery and uvicorn alike.
+LOG_FORMAT = os.environ.get("LOG_FORMAT", "text")
+LOG_LEVEL = os.environ.get("LOG_LEVEL", "INFO").upper()
+if LOG_FORMAT == "json":
+    LOGGING = {
+        "version": 1,
+        "disable_existing_loggers": False,
+        "formatters": {"json": {"()": "taxi_project.jsonlog.JsonFormatter"}},
+        "handlers": {"stderr": {"class": "logging.StreamHandler", "formatter": "json"}},
+        "root": {"handlers": ["stderr"], "level": LOG_LEVEL},
+        "loggers": {
+            # uvicorn configured its own plain handlers before Django started: replace them
+            name: {"handlers": ["stderr"], "level": LOG_LEVEL, "propagate": False}
+            for name in ("uvicorn", "uvicorn.error", "uvicorn.access", "django")
+        },
+    }
+    CELERY_WORKER_HIJACK_ROOT_LOGGER = False  # keep the JSON handler in workers and beat

@@ -3,13 +3,19 @@ from django.urls import include, path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 
 from taxi_project.health import healthz
+from taxi_project.i18n import language_set
 
 urlpatterns = [
     path("admin/", admin.site.urls),
     path("healthz", healthz, name="healthz"),
+    path("i18n/setlang/", language_set, name="set_language"),
     path("api/v1/", include("accounts.urls")),
     path("api/v1/", include("games.urls")),
     path("api/schema/", SpectacularAPIView.as_view(), name="schema"),
     path("api/docs/", SpectacularSwaggerView.as_view(url_name="schema"), name="swagger-ui"),
     path("", include("games.web_urls")),
 ]
+
+# under /api/: JSON errors with a stable code, even where no DRF view answers
+handler400 = "taxi_project.error_pages.bad_request"
+handler404 = "taxi_project.error_pages.not_found"

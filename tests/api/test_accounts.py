@@ -114,6 +114,7 @@ def test_signup_returns_the_profile_and_a_token_that_works(anon, db):
         "display_name",
         "email",
         "email_on_turn",
+        "language",
         "date_joined",
     }
     me = token_client(body["token"]).get(ME)
@@ -288,6 +289,7 @@ def test_me_returns_the_profile(ana):
         "display_name": "Ana",
         "email": "",
         "email_on_turn": False,
+        "language": "",
         "date_joined": body["date_joined"],
     }
     assert body["date_joined"].endswith("Z")

@@ -173,7 +173,9 @@ class CeleryWorker:
         workdir: Path,
         startup_timeout: float = 60,
         stop_timeout: float = 20,
+        beat: bool = True,
     ):
+        self.beat = beat  # False: no embedded beat (production runs `celery beat` on its own)
         self.database_url = database_url
         self.redis_url = redis_url
         self.concurrency = concurrency
@@ -225,10 +227,11 @@ class CeleryWorker:
         return [line for line in text.splitlines() if any(m in line for m in markers)]
 
     def command(self, schedule: Path) -> list[str]:
+        beat = ["-B", "-s", str(schedule)] if self.beat else []
         return [
-            sys.executable, "-m", "celery", "-A", "taxi_project", "worker", "-B",
+            sys.executable, "-m", "celery", "-A", "taxi_project", "worker", *beat,
             "--concurrency", str(self.concurrency), "--loglevel", self.loglevel,
-            "-s", str(schedule), "-n", self.hostname, "--without-gossip", "--without-mingle",
+            "-n", self.hostname, "--without-gossip", "--without-mingle",
         ]  # fmt: skip
 
     # -- life cycle
@@ -270,8 +273,11 @@ class CeleryWorker:
                     f"the worker exited with {self.process.returncode}:\n{self.log_tail()}"
                 )
             if not pinged:
-                pinged = bool(self._control().ping(destination=[name], timeout=0.5))
-            if pinged and glob.glob(f"{schedule}*"):  # beat has opened its schedule
+                try:
+                    pinged = bool(self._control().ping(destination=[name], timeout=0.5))
+                except Exception:  # noqa: BLE001 - the broker restarted under the probe
+                    self._close_probe()  # a new connection on the next attempt
+            if pinged and (not self.beat or glob.glob(f"{schedule}*")):  # beat opened its file
                 return
             time.sleep(0.1)
         raise WorkerFailed(
@@ -325,12 +331,15 @@ class CeleryWorker:
         self.stop()
         self.start()
 
-    def close(self) -> None:
-        self.stop()
+    def _close_probe(self) -> None:
         if self._probe is not None:
             with contextlib.suppress(Exception):
                 self._probe.close()
             self._probe = None
+
+    def close(self) -> None:
+        self.stop()
+        self._close_probe()
 
 
 def _node() -> str:
@@ -366,6 +375,7 @@ def celery_worker(
     lock_wait: float = 300,
     startup_timeout: float = 60,
     stop_timeout: float = 20,
+    beat: bool = True,
 ) -> Iterator[CeleryWorker]:
     """Hold the Redis database, clear it, start the worker (unless `start=False`), yield it;
     always stop it and release the database."""
@@ -381,6 +391,7 @@ def celery_worker(
         workdir=workdir,
         startup_timeout=startup_timeout,
         stop_timeout=stop_timeout,
+        beat=beat,
     )
     failed = True
     try:

@@ -1,5 +1,6 @@
 // Talking to the JSON API (/api/v1/) from a page: the session cookie plus Django's CSRF token,
 // and every error as the API's {code, message, errors?} shape.
+import { gettext } from "./wording.js";
 
 function cookie(name) {
   for (const part of document.cookie.split(";")) {
@@ -38,7 +39,7 @@ export async function api(url, { method = "GET", body } = {}) {
       credentials: "same-origin",
     });
   } catch (error) {
-    throw new ApiFailure(0, { code: "network", message: "The server cannot be reached; check your connection." });
+    throw new ApiFailure(0, { code: "network", message: gettext("The server cannot be reached; check your connection.") });
   }
   const text = await response.text();
   let data = null;

@@ -1,0 +1,115 @@
+"""`python manage.py verify_games`: replay every stored game and compare with its row.
+
+The log is the truth (STYLE 2, 3); the `Game` row keeps a summary of it for listing and
+scheduling. This replays each started game's log through the engine, from its stored setup,
+and reports every game whose log does not replay to the notifications it published or whose
+summary (version, seat to move, turn, deadlines reached, status, result) differs from what the
+replay says. Exit status 1 if any game differs.
+
+Memory stays flat: games and each game's entries are read with server-side iterators, one game
+at a time, and no state outlives its game.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from django.core.management.base import BaseCommand, CommandError
+
+from games import engine
+from games.models import Game, GameEntry
+
+STARTED = (Game.Status.PLAYING, Game.Status.FINISHED, Game.Status.ABORTED)
+
+
+def game_problems(game: Game) -> list[str]:
+    """What is wrong with this game, as sentences; empty when its log and row agree."""
+    problems: list[str] = []
+    try:
+        setup = game.setup
+        current, first = engine.start(setup)
+    except (ValueError, engine.EngineError) as error:
+        return [f"its setup does not start a game: {error}"]
+    if not engine.seed_matches(game.seed_commitment, setup.seed):
+        problems.append("the seed does not match its commitment")
+
+    entries = (
+        GameEntry.objects.filter(game_id=game.pk)
+        .order_by("seq")
+        .values_list("seq", "action", "notifications")
+        .iterator(chunk_size=500)
+    )
+    expected_seq = 0
+    for seq, action, stored in entries:
+        if seq != expected_seq:
+            problems.append(f"the log jumps from seq {expected_seq - 1} to {seq}")
+            return problems
+        try:
+            notifications = first if seq == 0 else current.apply(action)
+        except engine.EngineError as error:
+            problems.append(f"entry {seq} does not replay: {error.code}: {error.message}")
+            return problems
+        if notifications != stored:
+            problems.append(f"entry {seq}: replay gives other notifications than stored")
+            return problems
+        expected_seq += 1
+
+    if expected_seq == 0:
+        return ["a started game without its setup entry (seq 0)"]
+    problems += list(_summary_differences(game, current, version=expected_seq - 1))
+    return problems
+
+
+def _summary_differences(game: Game, current: engine.Game, *, version: int) -> Iterator[str]:
+    if current.over:
+        status = Game.Status.ABORTED if current.aborted else Game.Status.FINISHED
+    else:
+        status = Game.Status.PLAYING
+    expected = {
+        "version": version,
+        "status": status,
+        "active_seat": current.current_player(),
+        "turn_number": current.turn,
+        "deadlines_reached": current.deadline,
+        "result": current.result if current.over else None,
+    }
+    for field, value in expected.items():
+        stored = getattr(game, field)
+        if stored != value:
+            yield f"{field} is {stored!r}, the replay says {value!r}"
+
+
+class Command(BaseCommand):
+    help = "Replay every stored game's log and report games whose replay differs from the row."
+
+    def add_arguments(self, parser):
+        parser.add_argument(
+            "--game", type=int, action="append", dest="games", metavar="ID",
+            help="verify only this game (repeatable)",
+        )  # fmt: skip
+        parser.add_argument(
+            "--batch-size", type=int, default=200,
+            help="games read from the database per round trip (default 200)",
+        )  # fmt: skip
+
+    def handle(self, *args, games=None, batch_size=200, **options):
+        queryset = Game.objects.filter(status__in=STARTED).order_by("pk")
+        if games:
+            queryset = queryset.filter(pk__in=games)
+            missing = set(games) - set(
+                Game.objects.filter(pk__in=games, status__in=STARTED).values_list("pk", flat=True)
+            )
+            if missing:
+                raise CommandError(f"no started game with id {sorted(missing)}", returncode=2)
+        checked = failed = 0
+        for game in queryset.iterator(chunk_size=batch_size):
+            checked += 1
+            problems = game_problems(game)
+            if problems:
+                failed += 1
+                for problem in problems:
+                    self.stderr.write(f"game {game.pk}: {problem}")
+        summary = f"{checked} game(s) verified, {failed} differ from their log"
+        if failed:
+            raise CommandError(summary, returncode=1)
+        self.stdout.write(summary)

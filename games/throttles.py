@@ -1,0 +1,41 @@
+"""Rate limits on moves over HTTP, per signed-in user."""
+
+from __future__ import annotations
+
+import logging
+
+from redis.exceptions import RedisError
+from rest_framework.settings import api_settings
+from rest_framework.throttling import UserRateThrottle
+
+log = logging.getLogger(__name__)
+
+MOVES_SCOPE = "moves"
+FALLBACK_RATES = {MOVES_SCOPE: "120/min"}
+
+
+class MoveRateThrottle(UserRateThrottle):
+    """Moves submitted over HTTP (`POST …/actions`), counted per user across every game and
+    every web process (the count lives in the shared cache, Redis in production). Reading the
+    legal actions is not counted. Generous: it stops floods, not fast players.
+
+    The rate (REST_FRAMEWORK DEFAULT_THROTTLE_RATES["moves"], env MOVE_THROTTLE_RATE) is read
+    when the throttle is made, once per request, not once at import as DRF's class attribute
+    `THROTTLE_RATES` is, so tests and deployments can change it."""
+
+    scope = MOVES_SCOPE
+
+    def get_rate(self) -> str | None:
+        rates = api_settings.DEFAULT_THROTTLE_RATES or {}
+        return rates.get(self.scope, FALLBACK_RATES[self.scope])
+
+    def allow_request(self, request, view) -> bool:
+        if request.method != "POST":
+            return True
+        try:
+            return super().allow_request(request, view)
+        except (RedisError, OSError):
+            # The cache (Redis) is down. A move needs only the database, so the limit fails
+            # open rather than turning every move into a 500 until Redis is back.
+            log.warning("move rate limit skipped: the cache is unavailable", exc_info=True)
+            return True

@@ -1,0 +1,13 @@
+"""Loaded before Django's settings (`-p tests.environment` in pyproject.toml): the test suite
+runs as local development does, with DEBUG on unless the environment says otherwise (the
+settings default to DEBUG off and then need a SECRET_KEY). Subprocesses the tests start (live
+servers, Celery workers) inherit it unless they set their own."""
+
+import os
+
+os.environ.setdefault("DEBUG", "1")
+
+# Tests play whole games through the API in seconds, users' ids recur after rollbacks, and the
+# local cache outlives a test: the per-user move limit would trip them. The limit's own tests
+# set the rate they test.
+os.environ.setdefault("MOVE_THROTTLE_RATE", "1000000/min")

@@ -1,0 +1,3 @@
+"""The browser tests' real server and Chromium, shared with tests/browser."""
+
+from tests.browser.test_web_client import browser, server  # noqa: F401 - fixtures
