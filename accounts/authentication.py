@@ -34,27 +34,10 @@ def ensure_access(user: User, now: datetime | None = None) -> None:
         raise AccountRefused.from_refusal(refusal)
 
 
-class TokenAuthentication(authentication.TokenAuthentication):
-    """`Authorization: Token <key>`; refuses banned and suspended accounts unless built with
-    `check_access=False` (for the ways out: logging out, revoking the token)."""
-
-    def __init__(self, *, check_access: bool = True):
-        self.check_access = check_access
-
-    def authenticate(self, request):
-        result = super().authenticate(request)
-        if result is not None:
-            # Only now is a token's user known: answer in their language from here on,
-            # including the refusal just below.
-            activate_user_language(request, result[0])
-            if self.check_access:
-                ensure_access(result[0])
-        return result
-
-
-class SessionAuthentication(authentication.SessionAuthentication):
-    """The browser's session cookie (CSRF enforced); refuses banned and suspended accounts
-    unless built with `check_access=False`."""
+class _RefusingRefusedAccounts:
+    """Once DRF knows the user: their language from here on, then the moderation check
+    (skipped when built with `check_access=False`, for the ways out: logging out, revoking
+    the token), so even the refusal speaks their language."""
 
     def __init__(self, *, check_access: bool = True):
         self.check_access = check_access
@@ -66,6 +49,14 @@ class SessionAuthentication(authentication.SessionAuthentication):
             if self.check_access:
                 ensure_access(result[0])
         return result
+
+
+class TokenAuthentication(_RefusingRefusedAccounts, authentication.TokenAuthentication):
+    """`Authorization: Token <key>`; refuses banned and suspended accounts."""
+
+
+class SessionAuthentication(_RefusingRefusedAccounts, authentication.SessionAuthentication):
+    """The browser's session cookie (CSRF enforced); refuses banned and suspended accounts."""
 
 
 def leaving_authenticators() -> list[authentication.BaseAuthentication]:

@@ -72,3 +72,15 @@ def play_turn(game_id: int, by_seat: dict) -> None:
         response = by_seat[seat].move(game_id, autopilot_choice(game_id), game.version)
         assert response.status_code == 201, response.json()
         game = Game.objects.get(pk=game_id)
+
+
+def finished_game(players: list[Player], *, max_turns: int = 2000, **options) -> int:
+    """A game of these players played to its end over HTTP, turn by turn ("faster" movement
+    unless asked otherwise, which keeps it short). Returns its id."""
+    game_id = start_game(players, **{"movement": "faster", **options})
+    by_seat = seat_players(game_id, players)
+    for _ in range(max_turns):
+        if Game.objects.get(pk=game_id).status != "playing":
+            return game_id
+        play_turn(game_id, by_seat)
+    raise AssertionError(f"game {game_id} did not end in {max_turns} turns")

@@ -15,9 +15,8 @@ from django.urls import NoReverseMatch, reverse
 from django.utils import timezone, translation
 
 from accounts.models import User
-from games.models import Game
 from tests.i18n.catalogs import LANGUAGES, english_only
-from tests.players import Player, play_turn, seat_players, start_game
+from tests.players import Player, finished_game, start_game
 
 TRANSLATED = [language for language in LANGUAGES if language != "en"]
 SHORT = 3  # words: a shorter English string counts only as a whole text, not inside one
@@ -92,16 +91,6 @@ def english_left(html: str, language: str) -> list[str]:
 # ---------------------------------------------------------------------------------- pages
 
 
-def _finished_game(players: list[Player]) -> int:
-    game_id = start_game(players, movement="faster")
-    by_seat = seat_players(game_id, players)
-    for _ in range(500):
-        if Game.objects.get(pk=game_id).status != "playing":
-            return game_id
-        play_turn(game_id, by_seat)
-    raise AssertionError("the game did not end")
-
-
 def _rules_path() -> list[str]:
     try:
         return [reverse("web:rules")]
@@ -116,7 +105,7 @@ def site(db):
     ana, bo, cy = Player("ana"), Player("bo"), Player("cy")
     open_table = ana.post("/api/v1/tables", {"players": 3}).json()["id"]
     running = start_game([ana, bo], movement="fast", clock="1m")
-    finished = _finished_game([ana, cy])
+    finished = finished_game([ana, cy])
     refused = Player("dee")
     refused.user.suspended_until = timezone.now() + timezone.timedelta(days=1)
     refused.user.save()

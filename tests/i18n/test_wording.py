@@ -13,7 +13,7 @@ from django.utils import translation
 
 from games.models import Game, GameEntry
 from games.wording import describe
-from tests.players import play_turn, seat_players, start_game
+from tests.players import finished_game, play_turn, seat_players, start_game
 
 SUITS = "♠♥♣♦"
 # English words of the sentences; none may be left in a translated one
@@ -21,14 +21,7 @@ ENGLISH = re.compile(r"\b(Seat|moved|turn|citizen|passenger|waits|picked|Deadlin
 
 
 def _whole_game(make_player, players: int = 3) -> int:
-    seated = [make_player() for _ in range(players)]
-    game_id = start_game(seated, movement="faster")
-    by_seat = seat_players(game_id, seated)
-    for _ in range(2000):
-        if Game.objects.get(pk=game_id).status != "playing":
-            return game_id
-        play_turn(game_id, by_seat)
-    raise AssertionError("the game did not end")
+    return finished_game([make_player() for _ in range(players)])
 
 
 def _log(game_id: int) -> list[dict]:

@@ -15,7 +15,7 @@ from django.utils import timezone
 from games import engine, state
 from games.models import Game, GameEntry
 from games.wording import describe
-from tests.players import Player, play_turn, seat_players, start_game
+from tests.players import Player, finished_game, play_turn, seat_players, start_game
 
 ATTRIBUTION = "Bahama Taxi board by Bartosz Sułkowski, CC BY 4.0"
 
@@ -34,16 +34,6 @@ def json_script(response, element_id: str):
     )
     assert match, f"no #{element_id} in the page"
     return json.loads(match.group(1))
-
-
-def finished_game(players: list[Player]) -> int:
-    game_id = start_game(players, movement="faster")
-    by_seat = seat_players(game_id, players)
-    for _ in range(500):
-        if Game.objects.get(pk=game_id).status != "playing":
-            return game_id
-        play_turn(game_id, by_seat)
-    raise AssertionError("the game did not end")
 
 
 # ---------------------------------------------------------------------------------- access
