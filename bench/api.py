@@ -255,6 +255,7 @@ class Run:
             "SECRET_KEY": "bench-" + secrets.token_urlsafe(32),
             "ALLOWED_HOSTS": "127.0.0.1,localhost",
             "AUTH_THROTTLE_RATE": "100000/min",
+            "MOVE_THROTTLE_RATE": "100000/min",  # the load generator is no person
             "PYTHONUNBUFFERED": "1",
         }
         for item in args.server_env:
