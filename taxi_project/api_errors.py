@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import logging
 
+import psycopg
 from django.core.exceptions import PermissionDenied as DjangoPermissionDenied
 from django.core.exceptions import RequestDataTooBig
 from django.db import InterfaceError, OperationalError
@@ -21,6 +22,11 @@ from rest_framework import exceptions, status
 from games.engine import EngineError, IllegalAction, InvalidSetup, MalformedAction
 
 log = logging.getLogger(__name__)
+
+# Django wraps driver errors in its own classes, except where it closes a server-side cursor
+# (QuerySet.iterator) after the connection died: there psycopg's own error comes through.
+CONNECTION_ERRORS = (OperationalError, InterfaceError, psycopg.OperationalError,
+                     psycopg.InterfaceError)  # fmt: skip
 
 
 class ApiError(exceptions.APIException):
@@ -175,7 +181,7 @@ def exception_handler(exc, context):
         exc = Forbidden()
     elif isinstance(exc, RequestDataTooBig):  # over DATA_UPLOAD_MAX_MEMORY_SIZE
         exc = RequestTooLarge()
-    elif isinstance(exc, OperationalError | InterfaceError):
+    elif isinstance(exc, CONNECTION_ERRORS):
         # The database connection failed (a restart, a failover, a dropped connection). If
         # the move was written or not, a retry with the same idempotency key is safe (applied
         # once, or answered with the first answer): say "retry" rather than a bare 500.

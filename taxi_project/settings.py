@@ -228,6 +228,8 @@ SPECTACULAR_SETTINGS = {
 REDIS_URL = os.environ.get("REDIS_URL", "")
 
 if REDIS_URL:
+    from redis.exceptions import ConnectionError as RedisConnectionError
+
     # Shared by every process: rate-limit counts must not be per worker.
     CACHES = {
         "default": {
@@ -241,7 +243,18 @@ if REDIS_URL:
             "BACKEND": "channels_redis.core.RedisChannelLayer",
             # channels_redis blocks up to 5 s reading a socket's queue (BZPOPMIN); redis-py 8
             # times reads out after 5 s by default, which dropped idle sockets. Wait longer.
-            "CONFIG": {"hosts": [{"address": REDIS_URL, "socket_timeout": 15}]},
+            # retry_on_error: after Redis restarts, pooled connections are dead; the first
+            # command on one fails. Reconnect and retry it rather than fail the handshake or
+            # the push (group_add is idempotent; consumers drop an entry they already sent).
+            "CONFIG": {
+                "hosts": [
+                    {
+                        "address": REDIS_URL,
+                        "socket_timeout": 15,
+                        "retry_on_error": [RedisConnectionError],
+                    }
+                ]
+            },
         }
     }
     CELERY_BROKER_URL = REDIS_URL
@@ -291,20 +304,26 @@ CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 
 # --- Logs ------------------------------------------------------------------------------------
 # One line per record on stderr; LOG_FORMAT=json makes each line a JSON object (for a log
-# collector), for Django, Celery and uvicorn alike.
+# collector), for Django, Celery and uvicorn alike. Django's own default prints nothing with
+# DEBUG off, not even a 500's traceback: here errors always reach stderr.
 LOG_FORMAT = os.environ.get("LOG_FORMAT", "text")
 LOG_LEVEL = os.environ.get("LOG_LEVEL", "INFO").upper()
-if LOG_FORMAT == "json":
-    LOGGING = {
-        "version": 1,
-        "disable_existing_loggers": False,
-        "formatters": {"json": {"()": "taxi_project.jsonlog.JsonFormatter"}},
-        "handlers": {"stderr": {"class": "logging.StreamHandler", "formatter": "json"}},
-        "root": {"handlers": ["stderr"], "level": LOG_LEVEL},
-        "loggers": {
-            # uvicorn configured its own plain handlers before Django started: replace them
-            name: {"handlers": ["stderr"], "level": LOG_LEVEL, "propagate": False}
-            for name in ("uvicorn", "uvicorn.error", "uvicorn.access", "django")
-        },
-    }
+_LOG_JSON = LOG_FORMAT == "json"
+# uvicorn configured its own plain handlers before Django started: in JSON, replace them
+_LOGGERS = ("django", "uvicorn", "uvicorn.error", "uvicorn.access") if _LOG_JSON else ("django",)
+LOGGING = {
+    "version": 1,
+    "disable_existing_loggers": False,
+    "formatters": {
+        "main": {"()": "taxi_project.jsonlog.JsonFormatter"}
+        if _LOG_JSON
+        else {"format": "%(asctime)s %(levelname)s %(name)s %(process)d: %(message)s"}
+    },
+    "handlers": {"stderr": {"class": "logging.StreamHandler", "formatter": "main"}},
+    "root": {"handlers": ["stderr"], "level": LOG_LEVEL},
+    "loggers": {
+        name: {"handlers": ["stderr"], "level": LOG_LEVEL, "propagate": False} for name in _LOGGERS
+    },
+}
+if _LOG_JSON:
     CELERY_WORKER_HIJACK_ROOT_LOGGER = False  # keep the JSON handler in workers and beat

@@ -10,7 +10,8 @@ in a subprocess, on a free 127.0.0.1 port, with the database and channel layer i
         request_json(server.url("/api/v1/me"), token=key)
 
 The server runs as in production (DEBUG off, a random SECRET_KEY, ALLOWED_HOSTS
-127.0.0.1,localhost) with the `auth` throttle raised so that set-ups may sign up many users.
+127.0.0.1,localhost) with the `auth` and `moves` throttles raised (set-ups sign up many users,
+players move far faster than people).
 It is up when every worker has started and /healthz answers. Its output (stdout and stderr)
 goes to a temporary file: `log_tail()` for failure messages; it is also printed to stderr when
 the `with` block fails. At exit the server's process group (uvicorn and its workers, started
@@ -109,6 +110,7 @@ def server_env(
         SECRET_KEY="e2e-" + secrets.token_urlsafe(32),
         ALLOWED_HOSTS=ALLOWED_HOSTS,
         AUTH_THROTTLE_RATE="100000/min",
+        MOVE_THROTTLE_RATE="100000/min",  # test and bench players move far faster than people
         PYTHONUNBUFFERED="1",
     )
     if redis_url:

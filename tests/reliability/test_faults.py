@@ -70,7 +70,11 @@ def tables(stack, committed_db):
     people = [Person.create(server) for _ in range(2 * GAMES + 2)]
     games = [Table(server, people[2 * i : 2 * i + 2], movement="faster") for i in range(GAMES)]
     clocked = Table(server, people[-2:], clock="30s")
-    return games, clocked
+    log_from = len(server.log())
+    yield games, clocked
+    new = [line for line in server.log()[log_from:].splitlines() if not line.startswith("INFO:")]
+    if new:  # shown when the test fails
+        print("--- server log during the test ---", *new[-3000:], sep="\n")
 
 
 def drivers_for(server, games, tally, stop, **kwargs) -> list[Driver]:
