@@ -96,7 +96,12 @@ def _shared() -> redis.Redis | None:
     if not settings.REDIS_URL:
         return None
     if _client is None or _client[0] != os.getpid():  # not a client inherited through fork
-        _client = (os.getpid(), redis.Redis.from_url(settings.REDIS_URL, socket_timeout=2))
+        client = redis.Redis.from_url(
+            settings.REDIS_URL,
+            socket_timeout=2,
+            retry_on_error=[redis.ConnectionError],  # a connection Redis dropped: a new one
+        )
+        _client = (os.getpid(), client)
     return _client[1]
 
 
