@@ -3,16 +3,23 @@
 from __future__ import annotations
 
 from celery import shared_task
+from django.db import InterfaceError, OperationalError
 
 from games import services
+from taxi_project.dbpool import purge_dead_connections
 
 
 @shared_task(ignore_result=True)
 def sweep_deadlines() -> int:
     """The beat tick (every second): fire every due deadline. Ticks that pile up while the
     workers are busy expire unrun (see CELERY_BEAT_SCHEDULE); overlapping ticks share the work
-    through SKIP LOCKED."""
-    return services.deadlines_sweep()
+    through SKIP LOCKED. A dropped database connection fails this tick and has the pool
+    replace its dead connections for the next one."""
+    try:
+        return services.deadlines_sweep()
+    except (OperationalError, InterfaceError):
+        purge_dead_connections()
+        raise
 
 
 @shared_task(ignore_result=True, autoretry_for=(OSError,), retry_backoff=True, max_retries=5)

@@ -20,6 +20,7 @@ from django.utils.translation import gettext_lazy as _
 from rest_framework import exceptions, status
 
 from games.engine import EngineError, IllegalAction, InvalidSetup, MalformedAction
+from taxi_project.dbpool import purge_dead_connections
 
 log = logging.getLogger(__name__)
 
@@ -186,6 +187,7 @@ def exception_handler(exc, context):
         # the move was written or not, a retry with the same idempotency key is safe (applied
         # once, or answered with the first answer): say "retry" rather than a bare 500.
         log.warning("database unavailable: %s", exc)
+        purge_dead_connections()
         exc = ServiceUnavailable()
     response = drf_exception_handler(exc, context)
     if response is None:

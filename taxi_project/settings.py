@@ -117,11 +117,9 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
     # so without it every request would open (and close) its own PostgreSQL connection, which
     # cost more than the move itself. DB_POOL_MAX_SIZE × processes must stay below the
     # server's max_connections; DB_POOL_MAX_SIZE=0 turns pooling off.
-    # Each connection is checked as it leaves the pool (one round trip), so one the server
-    # dropped (a restart, a failover, pg_terminate_backend) is replaced, not handed out.
+    # Connections the server dropped: see taxi_project/dbpool.py.
     _pool_max = int(os.environ.get("DB_POOL_MAX_SIZE", "8"))
     if _pool_max > 0:
-        DATABASES["default"]["CONN_HEALTH_CHECKS"] = True  # Django: the pool's `check`
         DATABASES["default"].setdefault("OPTIONS", {})["pool"] = {
             "min_size": 1,
             "max_size": _pool_max,

@@ -11,3 +11,8 @@ os.environ.setdefault("DEBUG", "1")
 # local cache outlives a test: the per-user move limit would trip them. The limit's own tests
 # set the rate they test.
 os.environ.setdefault("MOVE_THROTTLE_RATE", "1000000/min")
+
+# This process uses no connection pool: its tests hold connections across threads and some
+# kill every backend of the test database on purpose. The servers and workers the tests start
+# run with the production pool (tests/e2e/server.py, tests/tasks/worker.py set their own).
+os.environ.setdefault("DB_POOL_MAX_SIZE", "0")

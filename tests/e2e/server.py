@@ -111,6 +111,7 @@ def server_env(
         ALLOWED_HOSTS=ALLOWED_HOSTS,
         AUTH_THROTTLE_RATE="100000/min",
         MOVE_THROTTLE_RATE="100000/min",  # test and bench players move far faster than people
+        DB_POOL_MAX_SIZE="8",  # the production pool (the test process itself runs without)
         PYTHONUNBUFFERED="1",
     )
     if redis_url:

@@ -105,6 +105,7 @@ def worker_env(
         DJANGO_SETTINGS_MODULE="taxi_project.settings",
         DATABASE_URL=database_url,
         REDIS_URL=redis_url,
+        DB_POOL_MAX_SIZE="8",  # the production pool (the test process itself runs without)
         PYTHONUNBUFFERED="1",
     )
     env.update(extra or {})
