@@ -901,6 +901,8 @@ def main() -> int:
                 **os.environ,
                 "DATABASE_URL": db_url,
                 "DJANGO_SETTINGS_MODULE": "taxi_project.settings",
+                # DEBUG is off unless set, and then the settings want a key
+                "SECRET_KEY": os.environ.get("SECRET_KEY") or "bench-" + secrets.token_urlsafe(32),
             }
             import subprocess
 
