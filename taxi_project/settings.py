@@ -231,9 +231,11 @@ if REDIS_URL:
     # Shared by every process: rate-limit counts must not be per worker.
     CACHES = {
         "default": {
-            "BACKEND": "django.core.cache.backends.redis.RedisCache",
+            "BACKEND": "taxi_project.cache.RedisCache",  # one client per process
             "LOCATION": REDIS_URL,
             "KEY_PREFIX": "taxi-cache",
+            # its connections outlive a Redis restart: reconnect rather than fail the call
+            "OPTIONS": {"retry_on_error": [RedisConnectionError]},
         }
     }
     CHANNEL_LAYERS = {
