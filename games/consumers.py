@@ -24,7 +24,8 @@ from accounts.middleware import scope_language
 from games import events, selectors, services
 from games.engine import EngineError
 from games.serializers import MAX_INT, MoveSerializer
-from taxi_project.api_errors import ApiError, body_for
+from games.throttles import socket_move_allowed
+from taxi_project.api_errors import ApiError, TooManyRequests, body_for
 
 V = events.FRAME_VERSION
 MAX_FRAME = 64 * 1024
@@ -191,6 +192,8 @@ class GameConsumer(JsonConsumer):
     async def move(self, content, ref) -> None:
         if not self.user.is_authenticated:
             raise ApiError(gettext("Log in to play."), code="not_authenticated")
+        if not await database_sync_to_async(socket_move_allowed)(self.user):
+            raise TooManyRequests()
         serializer = MoveSerializer(data=content)
         serializer.is_valid(raise_exception=True)
         data = serializer.validated_data

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+from types import SimpleNamespace
 
 from redis.exceptions import RedisError
 from rest_framework.settings import api_settings
@@ -39,3 +40,9 @@ class MoveRateThrottle(UserRateThrottle):
             # open rather than turning every move into a 500 until Redis is back.
             log.warning("move rate limit skipped: the cache is unavailable", exc_info=True)
             return True
+
+
+def socket_move_allowed(user) -> bool:
+    """A move sent over the game's WebSocket counts against the same per-user limit as one
+    sent over HTTP (the socket has no DRF request: the throttle needs only the user)."""
+    return MoveRateThrottle().allow_request(SimpleNamespace(method="POST", user=user), None)

@@ -195,6 +195,50 @@ def test_moves_over_the_socket_use_the_same_path_and_codes(table):
     assert Game.objects.get(pk=game_id).version == 1
 
 
+def test_moves_over_the_socket_count_against_the_same_per_user_limit_as_http(table, settings):
+    from django.core.cache import cache
+
+    settings.REST_FRAMEWORK = {
+        **settings.REST_FRAMEWORK,
+        "DEFAULT_THROTTLE_RATES": {
+            **settings.REST_FRAMEWORK["DEFAULT_THROTTLE_RATES"],
+            "moves": "4/min",
+        },
+    }
+    cache.clear()
+    game_id, by_seat = table
+    mover = by_seat[Game.objects.get(pk=game_id).active_seat]
+    url = f"/api/v1/games/{game_id}/actions"
+    for i in range(2):  # two over HTTP (stale: refused by the service, but counted)
+        stale = {"action": {"type": "stop"}, "version": 99, "idempotency_key": f"h{i}"}
+        assert mover.post(url, stale).status_code == 409
+
+    async def scenario():
+        ws = socket(f"/ws/games/{game_id}/", mover)
+        await ws.connect(timeout=10)
+        await ws.receive_json_from(timeout=10)
+        answers = []
+        for i in range(3):  # two more are allowed, the fifth of the minute is not
+            await ws.send_json_to(
+                {
+                    "type": "move",
+                    "ref": f"s{i}",
+                    "action": {"type": "stop"},
+                    "version": 99,
+                    "idempotency_key": f"s{i}",
+                }  # fmt: skip
+            )
+            answers.append(await ws.receive_json_from(timeout=10))
+        await ws.disconnect()
+        return answers
+
+    answers = run(scenario)
+    assert [a["code"] for a in answers] == ["stale_version", "stale_version", "throttled"]
+    assert answers[2]["type"] == "error" and answers[2]["ref"] == "s2" and answers[2]["message"]
+    assert Game.objects.get(pk=game_id).version == 0  # nothing was written
+    cache.clear()
+
+
 def test_reconnect_resyncs_missed_moves_and_buffers_live_ones(table):
     game_id, by_seat = table
     move_over_http(game_id, by_seat)  # seq 1, seen before the disconnect
