@@ -27,18 +27,27 @@ class User(AbstractUser):
         help_text=_("The language of pages, messages and e-mails; blank follows the browser."),
     )
     suspended_until = models.DateTimeField(
+        _("suspended until"),
         null=True,
         blank=True,
-        help_text="Refused until this moment; a past date no longer refuses.",
+        help_text=_("Refused until this moment; a past date no longer refuses."),
     )
     banned_at = models.DateTimeField(
-        null=True, blank=True, help_text="Set to ban the account; clear to lift the ban."
+        _("banned at"),
+        null=True,
+        blank=True,
+        help_text=_("Set to ban the account; clear to lift the ban."),
     )
     moderation_reason = models.CharField(
-        max_length=500, blank=True, help_text="For moderators; not shown to the user."
+        _("moderation reason"),
+        max_length=500,
+        blank=True,
+        help_text=_("For moderators; not shown to the user."),
     )
 
     class Meta(AbstractUser.Meta):
+        verbose_name = _("user")
+        verbose_name_plural = _("users")
         constraints = [
             # "Ana" and "ana" would otherwise be two accounts a player cannot tell apart.
             models.UniqueConstraint(

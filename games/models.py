@@ -13,6 +13,7 @@ from datetime import timedelta
 from django.conf import settings
 from django.db import models
 from django.utils.translation import gettext_lazy as _
+from django.utils.translation import pgettext_lazy
 
 from games.engine import Options, Setup
 
@@ -53,58 +54,70 @@ CLOCK_SECONDS = {
 
 class Game(models.Model):
     class Status(models.TextChoices):
-        OPEN = "open"  # waiting for players
-        PLAYING = "playing"
-        FINISHED = "finished"
-        ABORTED = "aborted"
-        CANCELLED = "cancelled"  # by its creator, before it started
+        OPEN = "open", STATUS_WORDS["open"]  # waiting for players
+        PLAYING = "playing", STATUS_WORDS["playing"]
+        FINISHED = "finished", STATUS_WORDS["finished"]
+        ABORTED = "aborted", STATUS_WORDS["aborted"]
+        CANCELLED = "cancelled", STATUS_WORDS["cancelled"]  # by its creator, before it started
 
     class Visibility(models.TextChoices):
-        PUBLIC = "public"
-        INVITE = "invite"
+        PUBLIC = "public", _("public")
+        INVITE = "invite", _("invite only")
 
-    MOVEMENTS = [("normal", "normal"), ("fast", "fast"), ("faster", "faster")]
+    MOVEMENTS = [("normal", _("normal")), ("fast", _("fast")), ("faster", _("faster"))]
 
     created_by = models.ForeignKey(
-        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="created_games"
+        settings.AUTH_USER_MODEL,
+        on_delete=models.PROTECT,
+        related_name="created_games",
+        verbose_name=_("created by"),
     )
-    created_at = models.DateTimeField(auto_now_add=True)
-    status = models.CharField(max_length=10, choices=Status.choices, default=Status.OPEN)
+    created_at = models.DateTimeField(_("created at"), auto_now_add=True)
+    status = models.CharField(
+        _("status"), max_length=10, choices=Status.choices, default=Status.OPEN
+    )
     visibility = models.CharField(
-        max_length=10, choices=Visibility.choices, default=Visibility.PUBLIC
+        _("visibility"), max_length=10, choices=Visibility.choices, default=Visibility.PUBLIC
     )
-    invite_code = models.CharField(max_length=32, blank=True)
+    invite_code = models.CharField(_("invite code"), max_length=32, blank=True)
 
     # the table's options (RULES.md "Options")
-    players = models.PositiveSmallIntegerField()
-    shift_change = models.BooleanField(default=False)
-    pickup_before_movement = models.BooleanField(default=False)
-    movement = models.CharField(max_length=10, choices=MOVEMENTS, default="normal")
-    clock = models.CharField(max_length=4, choices=Clock.choices, default=Clock.NONE)
-    turn_seconds = models.PositiveIntegerField(null=True, blank=True)  # from the clock preset
-    deadline1_at = models.DateTimeField(null=True, blank=True)  # D4 wall-clock deadlines
-    deadline2_at = models.DateTimeField(null=True, blank=True)
+    players = models.PositiveSmallIntegerField(_("number of players"))
+    shift_change = models.BooleanField(_("shift change"), default=False)
+    pickup_before_movement = models.BooleanField(_("pickup before movement"), default=False)
+    movement = models.CharField(_("movement"), max_length=10, choices=MOVEMENTS, default="normal")
+    clock = models.CharField(
+        _("turn clock"), max_length=4, choices=Clock.choices, default=Clock.NONE
+    )
+    # from the clock preset
+    turn_seconds = models.PositiveIntegerField(_("seconds per turn"), null=True, blank=True)
+    # D4 wall-clock deadlines
+    deadline1_at = models.DateTimeField(_("first deadline"), null=True, blank=True)
+    deadline2_at = models.DateTimeField(_("second deadline"), null=True, blank=True)
 
     # fixed when the game starts
-    rules_version = models.CharField(max_length=16, blank=True)
-    seed = models.CharField(max_length=40, blank=True)  # secret until the end (H1, H2)
-    seed_commitment = models.CharField(max_length=64, blank=True)
-    started_at = models.DateTimeField(null=True, blank=True)
+    rules_version = models.CharField(_("rules version"), max_length=16, blank=True)
+    # secret until the end (H1, H2)
+    seed = models.CharField(_("seed"), max_length=40, blank=True)
+    seed_commitment = models.CharField(_("seed commitment"), max_length=64, blank=True)
+    started_at = models.DateTimeField(_("started at"), null=True, blank=True)
 
     # summary of the log, rewritten with each entry
-    version = models.PositiveIntegerField(default=0)  # seq of the last entry
-    active_seat = models.PositiveSmallIntegerField(null=True, blank=True)
-    finished_at = models.DateTimeField(null=True, blank=True)
-    result = models.JSONField(null=True, blank=True)
+    version = models.PositiveIntegerField(_("version"), default=0)  # seq of the last entry
+    active_seat = models.PositiveSmallIntegerField(_("seat to move"), null=True, blank=True)
+    finished_at = models.DateTimeField(_("finished at"), null=True, blank=True)
+    result = models.JSONField(_("result"), null=True, blank=True)
 
     # clocks (K1, D4): when the turn began, which deadlines the log holds, and the next moment
     # the deadline sweep must look at this game (NULL: nothing due, ever, as things stand)
-    turn_number = models.PositiveIntegerField(default=0)
-    turn_started_at = models.DateTimeField(null=True, blank=True)
-    deadlines_reached = models.PositiveSmallIntegerField(default=0)
-    next_deadline_at = models.DateTimeField(null=True, blank=True)
+    turn_number = models.PositiveIntegerField(_("turn number"), default=0)
+    turn_started_at = models.DateTimeField(_("turn started at"), null=True, blank=True)
+    deadlines_reached = models.PositiveSmallIntegerField(_("deadlines reached"), default=0)
+    next_deadline_at = models.DateTimeField(_("next deadline"), null=True, blank=True)
 
     class Meta:
+        verbose_name = _("game")
+        verbose_name_plural = _("games")
         indexes = [
             models.Index(fields=["status", "visibility"]),
             # the deadline sweep's claim: due running games, earliest first, read off the index
@@ -169,15 +182,22 @@ class Seat(models.Model):
     """A user at a table. `join_order` is the engine's player index; `seat` the play order,
     drawn when the game starts (S3)."""
 
-    game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="seats")
-    user = models.ForeignKey(
-        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="seats"
+    game = models.ForeignKey(
+        Game, on_delete=models.CASCADE, related_name="seats", verbose_name=_("game")
     )
-    join_order = models.PositiveSmallIntegerField()
-    seat = models.PositiveSmallIntegerField(null=True, blank=True)
-    joined_at = models.DateTimeField(auto_now_add=True)
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.PROTECT,
+        related_name="seats",
+        verbose_name=_("player"),
+    )
+    join_order = models.PositiveSmallIntegerField(_("join order"))
+    seat = models.PositiveSmallIntegerField(_("seat"), null=True, blank=True)
+    joined_at = models.DateTimeField(_("joined at"), auto_now_add=True)
 
     class Meta:
+        verbose_name = _("seat")
+        verbose_name_plural = _("seats")
         ordering = ["game", "join_order"]
         constraints = [
             models.UniqueConstraint(fields=["game", "user"], name="seat_one_per_user"),
@@ -186,7 +206,7 @@ class Seat(models.Model):
         ]
 
     def __str__(self) -> str:
-        return f"{self.user} at game {self.game_id}"
+        return _("%(user)s at game %(game)s") % {"user": self.user, "game": self.game_id}
 
 
 class AppendOnlyError(Exception):
@@ -196,22 +216,28 @@ class AppendOnlyError(Exception):
 class GameEntry(models.Model):
     """One accepted action and the notifications it caused. Seq 0 is the setup."""
 
-    game = models.ForeignKey(Game, on_delete=models.PROTECT, related_name="entries")
-    seq = models.PositiveIntegerField()
+    game = models.ForeignKey(
+        Game, on_delete=models.PROTECT, related_name="entries", verbose_name=_("game")
+    )
+    seq = models.PositiveIntegerField(_("step number"))
     actor = models.ForeignKey(
         settings.AUTH_USER_MODEL,
         on_delete=models.PROTECT,
         null=True,
         blank=True,
         related_name="game_entries",
+        verbose_name=_("actor"),
     )  # None: the server (setup, timeouts, moderators' actions are recorded with their user)
-    seat = models.PositiveSmallIntegerField(null=True, blank=True)
-    action = models.JSONField(null=True, blank=True)  # None for the setup entry
-    notifications = models.JSONField()
+    seat = models.PositiveSmallIntegerField(_("seat"), null=True, blank=True)
+    action = models.JSONField(_("action"), null=True, blank=True)  # None for the setup entry
+    notifications = models.JSONField(_("notifications"))
     # NULL (not ""): server entries have no key, and NULLs never collide in the unique key
-    idempotency_key = models.CharField(max_length=64, null=True, blank=True)  # noqa: DJ001
-    response = models.JSONField(null=True, blank=True)  # what the actor was answered
-    created_at = models.DateTimeField(auto_now_add=True)
+    idempotency_key = models.CharField(  # noqa: DJ001
+        _("idempotency key"), max_length=64, null=True, blank=True
+    )
+    # what the actor was answered
+    response = models.JSONField(_("response"), null=True, blank=True)
+    created_at = models.DateTimeField(_("created at"), auto_now_add=True)
 
     class Meta:
         ordering = ["game", "seq"]
@@ -221,10 +247,11 @@ class GameEntry(models.Model):
                 fields=["game", "actor", "idempotency_key"], name="entry_unique_idempotency_key"
             ),
         ]
-        verbose_name_plural = "game entries"
+        verbose_name = _("game log step")
+        verbose_name_plural = _("game log steps")
 
     def __str__(self) -> str:
-        return f"game {self.game_id} #{self.seq}"
+        return _("game %(game)s #%(seq)s") % {"game": self.game_id, "seq": self.seq}
 
     def save(self, *args, **kwargs):
         if not self._state.adding:
@@ -240,110 +267,162 @@ class ChatMessage(models.Model):
 
     MAX_LENGTH = 500
 
-    game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="chat")
-    author = models.ForeignKey(
-        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="chat_messages"
+    game = models.ForeignKey(
+        Game, on_delete=models.CASCADE, related_name="chat", verbose_name=_("game")
     )
-    seat = models.PositiveSmallIntegerField(null=True, blank=True)
-    text = models.CharField(max_length=MAX_LENGTH)
-    created_at = models.DateTimeField(auto_now_add=True, db_index=True)
-    hidden_at = models.DateTimeField(null=True, blank=True)
+    author = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.PROTECT,
+        related_name="chat_messages",
+        verbose_name=_("author"),
+    )
+    seat = models.PositiveSmallIntegerField(_("seat"), null=True, blank=True)
+    text = models.CharField(_("text"), max_length=MAX_LENGTH)
+    created_at = models.DateTimeField(_("created at"), auto_now_add=True, db_index=True)
+    hidden_at = models.DateTimeField(_("hidden at"), null=True, blank=True)
     hidden_by = models.ForeignKey(
         settings.AUTH_USER_MODEL,
         on_delete=models.PROTECT,
         null=True,
         blank=True,
         related_name="hidden_chat_messages",
+        verbose_name=_("hidden by"),
     )
-    hidden_reason = models.CharField(max_length=500, blank=True)
+    hidden_reason = models.CharField(_("reason for hiding"), max_length=500, blank=True)
 
     class Meta:
+        verbose_name = _("chat message")
+        verbose_name_plural = _("chat messages")
         ordering = ["game", "created_at", "pk"]
         indexes = [models.Index(fields=["game", "author", "created_at"])]
 
     def __str__(self) -> str:
-        return f"{self.author} at game {self.game_id}: {self.text[:40]}"
+        return _("%(author)s at game %(game)s: %(text)s") % {
+            "author": self.author,
+            "game": self.game_id,
+            "text": self.text[:40],
+        }
 
 
 class Report(models.Model):
     """A player's report of a player or a chat message, for moderators to handle."""
 
     class Status(models.TextChoices):
-        OPEN = "open"
-        CLOSED = "closed"
+        OPEN = "open", pgettext_lazy("report", "open")
+        CLOSED = "closed", pgettext_lazy("report", "closed")
 
     reporter = models.ForeignKey(
-        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="reports_made"
+        settings.AUTH_USER_MODEL,
+        on_delete=models.PROTECT,
+        related_name="reports_made",
+        verbose_name=_("reporter"),
     )
-    game = models.ForeignKey(Game, on_delete=models.PROTECT, related_name="reports")
+    game = models.ForeignKey(
+        Game, on_delete=models.PROTECT, related_name="reports", verbose_name=_("game")
+    )
     reported_user = models.ForeignKey(
         settings.AUTH_USER_MODEL,
         on_delete=models.PROTECT,
         null=True,
         blank=True,
         related_name="reports_received",
+        verbose_name=_("reported player"),
     )
     chat_message = models.ForeignKey(
-        ChatMessage, on_delete=models.PROTECT, null=True, blank=True, related_name="reports"
+        ChatMessage,
+        on_delete=models.PROTECT,
+        null=True,
+        blank=True,
+        related_name="reports",
+        verbose_name=_("chat message"),
     )
-    reason = models.CharField(max_length=1000)
-    status = models.CharField(max_length=10, choices=Status.choices, default=Status.OPEN)
-    created_at = models.DateTimeField(auto_now_add=True)
+    reason = models.CharField(_("reason"), max_length=1000)
+    status = models.CharField(
+        _("status"), max_length=10, choices=Status.choices, default=Status.OPEN
+    )
+    created_at = models.DateTimeField(_("created at"), auto_now_add=True)
     closed_by = models.ForeignKey(
         settings.AUTH_USER_MODEL,
         on_delete=models.PROTECT,
         null=True,
         blank=True,
         related_name="reports_closed",
+        verbose_name=_("closed by"),
     )
-    closed_at = models.DateTimeField(null=True, blank=True)
-    resolution = models.CharField(max_length=1000, blank=True)
+    closed_at = models.DateTimeField(_("closed at"), null=True, blank=True)
+    resolution = models.CharField(_("resolution"), max_length=1000, blank=True)
 
     class Meta:
+        verbose_name = _("report")
+        verbose_name_plural = _("reports")
         ordering = ["status", "-created_at"]
         indexes = [models.Index(fields=["status", "created_at"])]
 
     def __str__(self) -> str:
-        return f"Report {self.pk} on game {self.game_id} ({self.status})"
+        return _("Report %(id)s on game %(game)s (%(status)s)") % {
+            "id": self.pk,
+            "game": self.game_id,
+            "status": self.get_status_display(),
+        }
 
 
 class ModerationAction(models.Model):
     """The audit log of moderators: who, when, what, why. Append-only (database triggers)."""
 
     class Kind(models.TextChoices):
-        GAME_ABORT = "game_abort"
-        SEAT_ZOMBIFY = "seat_zombify"
-        SEAT_RESTORE = "seat_restore"
-        USER_SUSPEND = "user_suspend"
-        USER_BAN = "user_ban"
-        USER_LIFT = "user_lift"
-        CHAT_HIDE = "chat_hide"
-        REPORT_CLOSE = "report_close"
+        GAME_ABORT = "game_abort", _("game aborted")
+        SEAT_ZOMBIFY = "seat_zombify", _("seat turned zombie")
+        SEAT_RESTORE = "seat_restore", _("seat given back")
+        USER_SUSPEND = "user_suspend", _("player suspended")
+        USER_BAN = "user_ban", _("player banned")
+        USER_LIFT = "user_lift", _("suspension or ban lifted")
+        CHAT_HIDE = "chat_hide", _("chat message hidden")
+        REPORT_CLOSE = "report_close", _("report closed")
 
     moderator = models.ForeignKey(
-        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="moderation_actions"
+        settings.AUTH_USER_MODEL,
+        on_delete=models.PROTECT,
+        related_name="moderation_actions",
+        verbose_name=_("moderator"),
     )
-    created_at = models.DateTimeField(auto_now_add=True, db_index=True)
-    kind = models.CharField(max_length=20, choices=Kind.choices)
-    reason = models.CharField(max_length=1000)
-    game = models.ForeignKey(Game, on_delete=models.PROTECT, null=True, blank=True)
+    created_at = models.DateTimeField(_("created at"), auto_now_add=True, db_index=True)
+    kind = models.CharField(_("kind"), max_length=20, choices=Kind.choices)
+    reason = models.CharField(_("reason"), max_length=1000)
+    game = models.ForeignKey(
+        Game, on_delete=models.PROTECT, null=True, blank=True, verbose_name=_("game")
+    )
     user = models.ForeignKey(
         settings.AUTH_USER_MODEL,
         on_delete=models.PROTECT,
         null=True,
         blank=True,
         related_name="moderation_received",
+        verbose_name=_("player"),
     )
-    chat_message = models.ForeignKey(ChatMessage, on_delete=models.PROTECT, null=True, blank=True)
-    report = models.ForeignKey(Report, on_delete=models.PROTECT, null=True, blank=True)
-    details = models.JSONField(default=dict, blank=True)
+    chat_message = models.ForeignKey(
+        ChatMessage,
+        on_delete=models.PROTECT,
+        null=True,
+        blank=True,
+        verbose_name=_("chat message"),
+    )
+    report = models.ForeignKey(
+        Report, on_delete=models.PROTECT, null=True, blank=True, verbose_name=_("report")
+    )
+    details = models.JSONField(_("details"), default=dict, blank=True)
 
     class Meta:
+        verbose_name = _("moderation action")
+        verbose_name_plural = _("moderation actions")
         ordering = ["-created_at", "-pk"]
         permissions = [("moderate", "Can moderate games, players, chat and reports")]
 
     def __str__(self) -> str:
-        return f"{self.kind} by {self.moderator} at {self.created_at:%Y-%m-%d %H:%M}"
+        return _("%(kind)s by %(moderator)s at %(when)s") % {
+            "kind": self.get_kind_display(),
+            "moderator": self.moderator,
+            "when": f"{self.created_at:%Y-%m-%d %H:%M}",
+        }
 
     def save(self, *args, **kwargs):
         if not self._state.adding:
