@@ -69,6 +69,8 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
+from bench._common import TICKS, drop_database, log, machine_cpu, recreate_database, wait_quiet  # noqa: E402
+
 try:
     import aiohttp
 except ImportError:  # pragma: no cover - a hint, not a feature
@@ -86,23 +88,7 @@ GOAL_RATIO = 0.4
 HOST = "127.0.0.1"
 
 
-def log(message: str) -> None:
-    print(f"[{time.strftime('%H:%M:%S')}] {message}", file=sys.stderr, flush=True)
-
-
 # ---------------------------------------------------------------------------------- CPU
-
-
-TICKS = os.sysconf("SC_CLK_TCK")
-
-
-def machine_cpu() -> tuple[float, float]:
-    """(busy, total) CPU seconds of the whole machine since boot, from /proc/stat."""
-    with open("/proc/stat") as f:
-        fields = [int(x) for x in f.readline().split()[1:]]
-    idle = fields[3] + (fields[4] if len(fields) > 4 else 0)  # idle + iowait
-    total = sum(fields[:8])  # without guest time (already counted in user)
-    return (total - idle) / TICKS, total / TICKS
 
 
 def _proc_stats() -> dict[int, tuple[int, str, float, float]]:
@@ -167,14 +153,6 @@ def tree_pids(root: int) -> list[int]:
     return sorted(result)
 
 
-def busy_fraction(seconds: float) -> float:
-    """How busy the machine is now (0..1), over `seconds`."""
-    busy0, total0 = machine_cpu()
-    time.sleep(seconds)
-    busy1, total1 = machine_cpu()
-    return (busy1 - busy0) / (total1 - total0) if total1 > total0 else 0.0
-
-
 class CpuMeter:
     """CPU used between start() and stop(): the machine, this process, the server's tree,
     PostgreSQL, Redis; what is left is other processes on the machine."""
@@ -218,18 +196,6 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-def pg_admin(pg_url: str, *statements: str) -> None:
-    with psycopg.connect(pg_url, dbname="postgres", autocommit=True) as conn:
-        for statement in statements:
-            conn.execute(statement)
-
-
-def _ident(name: str) -> str:
-    if not name.replace("_", "").isalnum():
-        raise SystemExit(f"--db-name must be letters, digits and _: {name!r}")
-    return f'"{name}"'
-
-
 class Run:
     """Owns what the benchmark creates: the database, the server, the temporary directory."""
 
@@ -266,28 +232,13 @@ class Run:
 
     # -- database
     def create_database(self) -> None:
-        name = _ident(self.args.db_name)
-        log(f"database {self.args.db_name}: drop and create")
-        pg_admin(self.args.pg_url, f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")
-        pg_admin(self.args.pg_url, f"CREATE DATABASE {name}")
         self.db_created = True
-        log("manage.py migrate")
-        subprocess.run(
-            [sys.executable, "manage.py", "migrate", "--noinput", "-v", "0"],
-            cwd=ROOT,
-            env=self.env,
-            check=True,
-            timeout=300,
-        )
+        recreate_database(self.args.pg_url, self.args.db_name, self.env)
 
     def drop_database(self) -> None:
         if self.db_created and not self.args.keep_db:
             try:
-                pg_admin(
-                    self.args.pg_url,
-                    f"DROP DATABASE IF EXISTS {_ident(self.args.db_name)} WITH (FORCE)",
-                )
-                log(f"database {self.args.db_name} dropped")
+                drop_database(self.args.pg_url, self.args.db_name)
             except Exception as error:  # noqa: BLE001 - cleanup must go on
                 log(f"could not drop database {self.args.db_name}: {error}")
             self.db_created = False
@@ -739,24 +690,6 @@ async def bench(run: Run, args) -> list[dict]:
         for games in args.levels:
             levels.append(await run_level(run, session, players, games, args))
     return levels
-
-
-QUIET = 0.15  # busier than this before the run: other processes will skew the figures
-
-
-def wait_quiet(patience: float) -> float:
-    """Wait up to `patience` seconds for the machine to be quiet; return how busy it is."""
-    deadline = time.monotonic() + patience
-    busy = busy_fraction(2.0)
-    while busy > QUIET and time.monotonic() < deadline:
-        log(f"machine {100 * busy:.0f}% busy before the run; waiting (--wait-idle)")
-        busy = busy_fraction(min(10.0, max(deadline - time.monotonic(), 1.0)))
-    if busy > QUIET:
-        log(
-            f"WARNING: the machine is {100 * busy:.0f}% busy before the run: other processes "
-            "compete for the CPUs and the figures will be low (see 'other processes' below)"
-        )
-    return busy
 
 
 def main(argv=None) -> int:

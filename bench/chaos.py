@@ -43,7 +43,8 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-import psycopg  # noqa: E402
+
+from bench._common import drop_database, ident, log, pg_admin  # noqa: E402
 
 FAULTS = ("web", "worker", "redis", "postgres")
 
@@ -70,19 +71,10 @@ def parse_args(argv=None):
     return args
 
 
-def pg_admin(pg_url: str, statement: str) -> None:
-    with psycopg.connect(pg_url, dbname="postgres", autocommit=True) as conn:
-        conn.execute(statement)
-
-
-def log(message: str) -> None:
-    print(f"[{time.strftime('%H:%M:%S')}] {message}", file=sys.stderr, flush=True)
-
-
 def setup_django(args, redis_url: str) -> str:
     database_url = f"{args.pg_url.rstrip('/')}/{args.db_name}"
-    pg_admin(args.pg_url, f'DROP DATABASE IF EXISTS "{args.db_name}" WITH (FORCE)')
-    pg_admin(args.pg_url, f'CREATE DATABASE "{args.db_name}"')
+    drop_database(args.pg_url, args.db_name, quiet=True)
+    pg_admin(args.pg_url, f"CREATE DATABASE {ident(args.db_name)}")
     os.environ.update(
         DJANGO_SETTINGS_MODULE="taxi_project.settings",
         DATABASE_URL=database_url,
@@ -216,7 +208,7 @@ def run(args) -> dict:
         from django.db import connections
 
         connections.close_all()
-        pg_admin(args.pg_url, f'DROP DATABASE IF EXISTS "{args.db_name}" WITH (FORCE)')
+        drop_database(args.pg_url, args.db_name)
 
 
 def deadline_lateness(server, timeout: float = 30) -> float:

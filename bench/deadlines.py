@@ -60,25 +60,14 @@ if str(ROOT) not in sys.path:
 
 import psycopg  # noqa: E402  (a project dependency)
 
+from bench._common import TICKS, drop_database, log, machine_cpu, recreate_database, wait_quiet  # noqa: E402
+
 GOAL_P99_S = 1.5
 GOAL_RATE = 200.0
 CLOCK = "1h"  # the games' clock: after its timeout a game is not due again during the run
 
 
-def log(message: str) -> None:
-    print(f"[{time.strftime('%H:%M:%S')}] {message}", file=sys.stderr, flush=True)
-
-
 # ---------------------------------------------------------------------------------- CPU
-
-TICKS = os.sysconf("SC_CLK_TCK")
-
-
-def machine_cpu() -> tuple[float, float]:
-    with open("/proc/stat") as f:
-        fields = [int(x) for x in f.readline().split()[1:]]
-    idle = fields[3] + (fields[4] if len(fields) > 4 else 0)
-    return (sum(fields[:8]) - idle) / TICKS, sum(fields[:8]) / TICKS
 
 
 def _proc_stats() -> dict[int, tuple[int, int, str, float, float]]:
@@ -140,44 +129,7 @@ def cpu_used(before: dict, after: dict) -> dict:
     }
 
 
-def busy_fraction(seconds: float) -> float:
-    busy0, total0 = machine_cpu()
-    time.sleep(seconds)
-    busy1, total1 = machine_cpu()
-    return (busy1 - busy0) / (total1 - total0) if total1 > total0 else 0.0
-
-
-QUIET = 0.15  # busier than this before the run: other processes will skew the figures
-
-
-def wait_quiet(patience: float) -> float:
-    """Wait up to `patience` seconds for the machine to be quiet; return how busy it is."""
-    deadline = time.monotonic() + patience
-    busy = busy_fraction(2.0)
-    while busy > QUIET and time.monotonic() < deadline:
-        log(f"machine {100 * busy:.0f}% busy before the run; waiting (--wait-idle)")
-        busy = busy_fraction(min(10.0, max(deadline - time.monotonic(), 1.0)))
-    if busy > QUIET:
-        log(
-            f"WARNING: the machine is {100 * busy:.0f}% busy before the run: other processes "
-            "compete for the CPUs and the figures will be low (see 'other processes' below)"
-        )
-    return busy
-
-
 # ---------------------------------------------------------------------------------- the run
-
-
-def _ident(name: str) -> str:
-    if not name.replace("_", "").isalnum():
-        raise SystemExit(f"--db-name must be letters, digits and _: {name!r}")
-    return f'"{name}"'
-
-
-def pg_admin(pg_url: str, *statements: str) -> None:
-    with psycopg.connect(pg_url, dbname="postgres", autocommit=True) as conn:
-        for statement in statements:
-            conn.execute(statement)
 
 
 def percentile(values: list[float], p: float) -> float:
@@ -217,19 +169,8 @@ class Run:
 
     # -- database
     def create_database(self) -> None:
-        name = _ident(self.args.db_name)
-        log(f"database {self.args.db_name}: drop and create")
-        pg_admin(self.args.pg_url, f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")
-        pg_admin(self.args.pg_url, f"CREATE DATABASE {name}")
         self.db_created = True
-        log("manage.py migrate")
-        subprocess.run(
-            [sys.executable, "manage.py", "migrate", "--noinput", "-v", "0"],
-            cwd=ROOT,
-            env=self.env,
-            check=True,
-            timeout=300,
-        )
+        recreate_database(self.args.pg_url, self.args.db_name, self.env)
 
     def drop_database(self) -> None:
         if not self.db_created or self.args.keep_db:
@@ -239,11 +180,7 @@ class Run:
 
             connections.close_all()
         try:
-            pg_admin(
-                self.args.pg_url,
-                f"DROP DATABASE IF EXISTS {_ident(self.args.db_name)} WITH (FORCE)",
-            )
-            log(f"database {self.args.db_name} dropped")
+            drop_database(self.args.pg_url, self.args.db_name)
         except Exception as error:  # noqa: BLE001 - cleanup must go on
             log(f"could not drop database {self.args.db_name}: {error}")
         self.db_created = False

@@ -87,11 +87,20 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
+from bench._common import (  # noqa: E402
+    TICKS,
+    busy_fraction,
+    drop_database,
+    ident,
+    log,
+    machine_cpu,
+    recreate_database,
+)
+
 try:
     import aiohttp
 except ImportError:  # pragma: no cover - a hint, not a feature
     sys.exit("bench/ws.py needs aiohttp: .venv/bin/pip install -e '.[bench]'")
-import psycopg  # noqa: E402  (project dependencies from here on)
 from websockets.asyncio.client import connect  # noqa: E402
 from websockets.exceptions import ConnectionClosed  # noqa: E402
 
@@ -104,22 +113,7 @@ WALL_OFFSET = time.time() - time.perf_counter()
 GOAL_SOCKETS = 1000
 
 
-def log(message: str) -> None:
-    print(f"[{time.strftime('%H:%M:%S')}] {message}", file=sys.stderr, flush=True)
-
-
 # ---------------------------------------------------------------------------------- CPU
-
-TICKS = os.sysconf("SC_CLK_TCK")
-
-
-def machine_cpu() -> tuple[float, float]:
-    """(busy, total) CPU seconds of the machine since boot."""
-    with open("/proc/stat") as f:
-        fields = [int(x) for x in f.readline().split()[1:]]
-    idle = fields[3] + (fields[4] if len(fields) > 4 else 0)
-    total = sum(fields[:8])
-    return (total - idle) / TICKS, total / TICKS
 
 
 def _stats() -> dict[int, tuple[int, str, float]]:
@@ -177,14 +171,6 @@ def cpu_used(before: dict, after: dict) -> dict:
     }
 
 
-def busy_fraction(seconds: float) -> float:
-    """How busy the machine is (0..1) over `seconds`."""
-    busy0, total0 = machine_cpu()
-    time.sleep(seconds)
-    busy1, total1 = machine_cpu()
-    return (busy1 - busy0) / (total1 - total0) if total1 > total0 else 0.0
-
-
 def wait_idle(limit: float) -> float:
     """Wait (up to `limit` s) until the machine is below 25 % busy over 3 s; the last figure.
     Before anything is set up: idle sockets are not kept waiting (and our server is not up)."""
@@ -200,17 +186,6 @@ def wait_idle(limit: float) -> float:
 # ---------------------------------------------------------------------------------- database
 
 
-def _ident(name: str) -> str:
-    if not name.replace("_", "").isalnum():
-        raise SystemExit(f"--db-name must be letters, digits and _: {name!r}")
-    return f'"{name}"'
-
-
-def pg_admin(pg_url: str, statement: str) -> None:
-    with psycopg.connect(pg_url.rstrip("/") + "/postgres", autocommit=True) as conn:
-        conn.execute(statement)
-
-
 def redis_keys(url: str) -> int:
     import redis
 
@@ -220,11 +195,15 @@ def redis_keys(url: str) -> int:
 
 def redis_clean(url: str) -> int:
     """Delete what the run left in its (otherwise unused) Redis database: the channel layer's
-    groups and channels, the server's cache entries."""
+    groups and channels, the server's cache entries, the shared game states."""
     import redis
 
     with redis.Redis.from_url(url) as client:
-        keys = [k for pattern in ("asgi*", "taxi-cache*") for k in client.scan_iter(pattern)]
+        keys = [
+            k
+            for pattern in ("asgi*", "taxi-cache*", "taxi-state*")
+            for k in client.scan_iter(pattern)
+        ]
         return client.delete(*keys) if keys else 0
 
 
@@ -875,7 +854,7 @@ def main() -> int:
     sockets = args.games * args.sockets_per_game
     limits = raise_open_files(sockets + 2 * args.games + 512)  # the server inherits it too
     db_url = f"{args.pg_url.rstrip('/')}/{args.db_name}"
-    name = _ident(args.db_name)
+    ident(args.db_name)  # refuse a bad name before anything starts
     signal.signal(signal.SIGTERM, _interrupt)  # `kill` takes the same clean path as Ctrl-C
     started_at = datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds")
     db_created = False
@@ -893,9 +872,6 @@ def main() -> int:
         log(f"machine {idle_before:.0%} busy before the set-up")
     with tempfile.TemporaryDirectory(prefix="bench-ws-") as tmp:
         try:
-            log(f"database {args.db_name}: drop and create, migrate")
-            pg_admin(args.pg_url, f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")
-            pg_admin(args.pg_url, f"CREATE DATABASE {name}")
             db_created = True
             env = {
                 **os.environ,
@@ -904,12 +880,7 @@ def main() -> int:
                 # DEBUG is off unless set, and then the settings want a key
                 "SECRET_KEY": os.environ.get("SECRET_KEY") or "bench-" + secrets.token_urlsafe(32),
             }
-            import subprocess
-
-            subprocess.run(
-                [sys.executable, "manage.py", "migrate", "--noinput", "-v", "0"],
-                cwd=ROOT, env=env, check=True, timeout=300,
-            )  # fmt: skip
+            recreate_database(args.pg_url, args.db_name, env)
             runner_factory = None
             with contextlib.suppress(ImportError):
                 import uvloop
@@ -935,8 +906,7 @@ def main() -> int:
                     redis_clean(args.redis_url)
             if db_created and not args.keep_db:
                 try:
-                    pg_admin(args.pg_url, f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")
-                    log(f"database {args.db_name} dropped")
+                    drop_database(args.pg_url, args.db_name)
                 except Exception as error:  # noqa: BLE001 - cleanup goes on
                     log(f"could not drop database {args.db_name}: {error}")
     if result is None:

@@ -1,0 +1,89 @@
+"""What the service benchmarks (api.py, ws.py, deadlines.py, chaos.py) share: logging, the
+machine's CPU use, and a throw-away PostgreSQL database migrated for the run."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import psycopg
+
+ROOT = Path(__file__).resolve().parent.parent
+TICKS = os.sysconf("SC_CLK_TCK")
+QUIET = 0.15  # busier than this before a run: other processes will skew the figures
+
+
+def log(message: str) -> None:
+    print(f"[{time.strftime('%H:%M:%S')}] {message}", file=sys.stderr, flush=True)
+
+
+# ---------------------------------------------------------------------------------- CPU
+
+
+def machine_cpu() -> tuple[float, float]:
+    """(busy, total) CPU seconds of the machine since boot."""
+    with open("/proc/stat") as f:
+        fields = [int(x) for x in f.readline().split()[1:]]
+    idle = fields[3] + (fields[4] if len(fields) > 4 else 0)
+    total = sum(fields[:8])
+    return (total - idle) / TICKS, total / TICKS
+
+
+def busy_fraction(seconds: float) -> float:
+    """How busy the machine is (0..1) over the next `seconds`."""
+    busy0, total0 = machine_cpu()
+    time.sleep(seconds)
+    busy1, total1 = machine_cpu()
+    return (busy1 - busy0) / (total1 - total0) if total1 > total0 else 0.0
+
+
+def wait_quiet(patience: float) -> float:
+    """Wait up to `patience` seconds for the machine to be quiet; return how busy it is."""
+    deadline = time.monotonic() + patience
+    busy = busy_fraction(2.0)
+    while busy > QUIET and time.monotonic() < deadline:
+        log(f"machine {100 * busy:.0f}% busy before the run; waiting (--wait-idle)")
+        busy = busy_fraction(min(10.0, max(deadline - time.monotonic(), 1.0)))
+    if busy > QUIET:
+        log(
+            f"WARNING: the machine is {100 * busy:.0f}% busy before the run: other processes "
+            "compete for the CPUs and the figures will be low (see 'other processes' below)"
+        )
+    return busy
+
+
+# ---------------------------------------------------------------------------------- database
+
+
+def ident(name: str) -> str:
+    """A database name as an SQL identifier (letters, digits and _ only)."""
+    if not name.replace("_", "").isalnum():
+        raise SystemExit(f"--db-name must be letters, digits and _: {name!r}")
+    return f'"{name}"'
+
+
+def pg_admin(pg_url: str, *statements: str) -> None:
+    """Run statements on the server's `postgres` database (autocommit: CREATE/DROP DATABASE)."""
+    with psycopg.connect(pg_url, dbname="postgres", autocommit=True) as conn:
+        for statement in statements:
+            conn.execute(statement)
+
+
+def recreate_database(pg_url: str, db_name: str, env: dict) -> None:
+    """Drop `db_name` if it exists, create it, and run `manage.py migrate` on it with `env`."""
+    log(f"database {db_name}: drop and create, migrate")
+    drop_database(pg_url, db_name, quiet=True)
+    pg_admin(pg_url, f"CREATE DATABASE {ident(db_name)}")
+    subprocess.run(
+        [sys.executable, "manage.py", "migrate", "--noinput", "-v", "0"],
+        cwd=ROOT, env=env, check=True, timeout=300,
+    )  # fmt: skip
+
+
+def drop_database(pg_url: str, db_name: str, *, quiet: bool = False) -> None:
+    pg_admin(pg_url, f"DROP DATABASE IF EXISTS {ident(db_name)} WITH (FORCE)")
+    if not quiet:
+        log(f"database {db_name} dropped")
