@@ -8,6 +8,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import NamedTuple
 
 import psycopg
 
@@ -30,6 +31,41 @@ def machine_cpu() -> tuple[float, float]:
     idle = fields[3] + (fields[4] if len(fields) > 4 else 0)
     total = sum(fields[:8])
     return (total - idle) / TICKS, total / TICKS
+
+
+class ProcStat(NamedTuple):
+    ppid: int
+    pgid: int
+    comm: str
+    own: float  # CPU seconds of the process itself
+    reaped: float  # CPU seconds of its children that exited and were reaped
+
+
+def proc_stat(pid: int) -> ProcStat | None:
+    """One process, from /proc/<pid>/stat (None: it has exited)."""
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            data = f.read()
+    except OSError:
+        return None
+    comm = data[data.find("(") + 1 : data.rfind(")")]
+    rest = data[data.rfind(")") + 2 :].split()
+    return ProcStat(
+        ppid=int(rest[1]),
+        pgid=int(rest[2]),
+        comm=comm,
+        own=(int(rest[11]) + int(rest[12])) / TICKS,
+        reaped=(int(rest[13]) + int(rest[14])) / TICKS,
+    )
+
+
+def proc_stats() -> dict[int, ProcStat]:
+    """Every process of the machine."""
+    found = {}
+    for name in os.listdir("/proc"):
+        if name.isdigit() and (stat := proc_stat(int(name))) is not None:
+            found[int(name)] = stat
+    return found
 
 
 def busy_fraction(seconds: float) -> float:

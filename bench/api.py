@@ -69,7 +69,7 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from bench._common import TICKS, drop_database, log, machine_cpu, recreate_database, wait_quiet  # noqa: E402
+from bench._common import drop_database, log, machine_cpu, proc_stats, recreate_database, wait_quiet  # noqa: E402
 
 try:
     import aiohttp
@@ -91,25 +91,6 @@ HOST = "127.0.0.1"
 # ---------------------------------------------------------------------------------- CPU
 
 
-def _proc_stats() -> dict[int, tuple[int, str, float, float]]:
-    """pid -> (ppid, name, own CPU s, CPU s of its reaped children) for every process."""
-    found = {}
-    for name in os.listdir("/proc"):
-        if not name.isdigit():
-            continue
-        try:
-            with open(f"/proc/{name}/stat") as f:
-                data = f.read()
-        except OSError:
-            continue
-        comm = data[data.find("(") + 1 : data.rfind(")")]
-        rest = data[data.rfind(")") + 2 :].split()
-        own = (int(rest[11]) + int(rest[12])) / TICKS
-        reaped = (int(rest[13]) + int(rest[14])) / TICKS
-        found[int(name)] = (int(rest[1]), comm, own, reaped)
-    return found
-
-
 def cpu_snapshot(server_pid: int) -> dict[str, float]:
     """Cumulative CPU seconds of the server's process tree, PostgreSQL and Redis.
 
@@ -117,33 +98,34 @@ def cpu_snapshot(server_pid: int) -> dict[str, float]:
     "children" CPU then holds it, so (live backends + postmaster's reaped children) only grows:
     its difference over a window is what PostgreSQL used in it, short-lived backends included.
     Same for the server (a worker that exited)."""
-    stats = _proc_stats()
+    stats = proc_stats()
     children: dict[int, list[int]] = {}
-    for pid, (ppid, *_rest) in stats.items():
-        children.setdefault(ppid, []).append(pid)
+    for pid, stat in stats.items():
+        children.setdefault(stat.ppid, []).append(pid)
     server, todo = 0.0, [server_pid]
     while todo:
         pid = todo.pop()
         if pid in stats:
-            _, _, own, reaped = stats[pid]
-            server += own + (reaped if pid == server_pid else 0.0)
+            stat = stats[pid]
+            server += stat.own + (stat.reaped if pid == server_pid else 0.0)
             todo.extend(children.get(pid, []))
     postgres = redis = 0.0
-    for ppid, comm, own, reaped in stats.values():
-        if comm == "postgres":
-            postgres += own
-            if stats.get(ppid, (0, ""))[1] != "postgres":  # the postmaster
-                postgres += reaped
-        elif comm.startswith("redis-server"):
-            redis += own
+    for stat in stats.values():
+        if stat.comm == "postgres":
+            postgres += stat.own
+            parent = stats.get(stat.ppid)
+            if parent is None or parent.comm != "postgres":  # the postmaster
+                postgres += stat.reaped
+        elif stat.comm.startswith("redis-server"):
+            redis += stat.own
     return {"server": server, "postgres": postgres, "redis": redis}
 
 
 def tree_pids(root: int) -> list[int]:
-    stats = _proc_stats()
+    stats = proc_stats()
     children: dict[int, list[int]] = {}
-    for pid, (ppid, *_rest) in stats.items():
-        children.setdefault(ppid, []).append(pid)
+    for pid, stat in stats.items():
+        children.setdefault(stat.ppid, []).append(pid)
     result, todo = [], [root]
     while todo:
         pid = todo.pop()

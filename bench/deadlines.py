@@ -60,7 +60,15 @@ if str(ROOT) not in sys.path:
 
 import psycopg  # noqa: E402  (a project dependency)
 
-from bench._common import TICKS, drop_database, log, machine_cpu, recreate_database, wait_quiet  # noqa: E402
+from bench._common import (  # noqa: E402
+    drop_database,
+    log,
+    machine_cpu,
+    proc_stat,
+    proc_stats,
+    recreate_database,
+    wait_quiet,
+)
 
 GOAL_P99_S = 1.5
 GOAL_RATE = 200.0
@@ -70,36 +78,18 @@ CLOCK = "1h"  # the games' clock: after its timeout a game is not due again duri
 # ---------------------------------------------------------------------------------- CPU
 
 
-def _proc_stats() -> dict[int, tuple[int, int, str, float, float]]:
-    """pid -> (ppid, pgid, name, own CPU s, CPU s of reaped children)."""
-    found = {}
-    for name in os.listdir("/proc"):
-        if not name.isdigit():
-            continue
-        try:
-            with open(f"/proc/{name}/stat") as f:
-                data = f.read()
-        except OSError:
-            continue
-        comm = data[data.find("(") + 1 : data.rfind(")")]
-        rest = data[data.rfind(")") + 2 :].split()
-        own = (int(rest[11]) + int(rest[12])) / TICKS
-        reaped = (int(rest[13]) + int(rest[14])) / TICKS
-        found[int(name)] = (int(rest[1]), int(rest[2]), comm, own, reaped)
-    return found
-
-
 def cpu_snapshot(worker_pgid: int | None) -> dict[str, float]:
     """Cumulative CPU seconds: the worker's process group (worker, pool, beat), PostgreSQL
     (live backends + what the postmaster reaped), Redis, the machine."""
-    stats = _proc_stats()
+    stats = proc_stats()
     worker = postgres = redis = 0.0
     for pid, (ppid, pgid, comm, own, reaped) in stats.items():
         if worker_pgid is not None and pgid == worker_pgid:
             worker += own + (reaped if pid == worker_pgid else 0.0)
         elif comm == "postgres":
             postgres += own
-            if stats.get(ppid, (0, 0, ""))[2] != "postgres":
+            parent = stats.get(ppid)
+            if parent is None or parent.comm != "postgres":  # the postmaster
                 postgres += reaped
         elif comm.startswith("redis-server"):
             redis += own
@@ -644,12 +634,8 @@ def _trim(text: str) -> str:
 
 def _backend_cpu(pid: int) -> float:
     """CPU seconds of one PostgreSQL backend (it runs on this machine)."""
-    try:
-        with open(f"/proc/{pid}/stat") as f:
-            rest = f.read().rsplit(")", 1)[1].split()
-        return (int(rest[11]) + int(rest[12])) / TICKS
-    except (OSError, IndexError, ValueError):
-        return float("nan")
+    stat = proc_stat(pid)
+    return stat.own if stat is not None else float("nan")
 
 
 def plain_profile_rate(ids: list[int]) -> dict:

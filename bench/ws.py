@@ -88,12 +88,12 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 from bench._common import (  # noqa: E402
-    TICKS,
     busy_fraction,
     drop_database,
     ident,
     log,
     machine_cpu,
+    proc_stats,
     recreate_database,
 )
 
@@ -116,36 +116,19 @@ GOAL_SOCKETS = 1000
 # ---------------------------------------------------------------------------------- CPU
 
 
-def _stats() -> dict[int, tuple[int, str, float]]:
-    """pid → (ppid, name, CPU seconds of the process and its reaped children)."""
-    found = {}
-    for name in os.listdir("/proc"):
-        if not name.isdigit():
-            continue
-        try:
-            with open(f"/proc/{name}/stat") as f:
-                data = f.read()
-        except OSError:
-            continue
-        comm = data[data.find("(") + 1 : data.rfind(")")]
-        rest = data[data.rfind(")") + 2 :].split()
-        found[int(name)] = (int(rest[1]), comm, sum(int(x) for x in rest[11:15]) / TICKS)
-    return found
-
-
 def cpu_snapshot(server_pid: int | None) -> dict[str, float]:
-    stats = _stats()
+    stats = proc_stats()
     children: dict[int, list[int]] = defaultdict(list)
-    for pid, (ppid, _, _) in stats.items():
-        children[ppid].append(pid)
+    for pid, stat in stats.items():
+        children[stat.ppid].append(pid)
     server, todo = 0.0, [server_pid] if server_pid else []
     while todo:
         pid = todo.pop()
         if pid in stats:
-            server += stats[pid][2]
+            server += stats[pid].own + stats[pid].reaped
             todo.extend(children[pid])
-    postgres = sum(cpu for _, comm, cpu in stats.values() if comm == "postgres")
-    redis = sum(cpu for _, comm, cpu in stats.values() if comm.startswith("redis-server"))
+    postgres = sum(s.own + s.reaped for s in stats.values() if s.comm == "postgres")
+    redis = sum(s.own + s.reaped for s in stats.values() if s.comm.startswith("redis-server"))
     busy, total = machine_cpu()
     return {
         "server": server,
