@@ -20,8 +20,9 @@ from django.utils import timezone
 
 from games import engine, services, state
 from games.models import Game, GameEntry
+from tests.e2e.server import current_database_url
 from tests.players import Player, autopilot_choice, seat_players, start_game
-from tests.tasks.worker import celery_worker, current_database_url, isolated_redis_url
+from tests.tasks.worker import celery_worker, isolated_redis_url
 
 pytestmark = [pytest.mark.redis, pytest.mark.postgres, pytest.mark.slow]
 

@@ -1,6 +1,7 @@
 """A real Celery worker with its embedded beat, in a subprocess, for live tests and benchmarks.
 
-    from tests.tasks.worker import celery_worker, current_database_url, isolated_redis_url
+    from tests.e2e.server import current_database_url
+    from tests.tasks.worker import celery_worker, isolated_redis_url
 
     with celery_worker(database_url=current_database_url(),
                        redis_url=isolated_redis_url(os.environ["REDIS_URL"])) as worker:
@@ -11,8 +12,8 @@
 It runs `celery -A taxi_project worker -B --concurrency N --loglevel warning -s <tmp>/…` as
 production does, in a session of its own (so the worker, its pool processes and the embedded
 beat are signalled as one group), with an environment that points at the database and the
-Redis it is given: under pytest-django, `current_database_url()` is the *test* database (call it
-once the test database exists, e.g. from a test using `committed_db`).
+Redis it is given: under pytest-django, `current_database_url()` (tests/e2e/server.py) is the
+*test* database (call it once the test database exists, e.g. from a test using `committed_db`).
 
 Isolation. The settings read only REDIS_URL for the broker (no queue name or key prefix from
 the environment), so a run is isolated by its Redis database number: `isolated_redis_url` maps
@@ -57,32 +58,6 @@ _running: set[CeleryWorker] = set()
 
 class WorkerFailed(RuntimeError):
     pass
-
-
-def current_database_url(settings_dict: Mapping | None = None) -> str:
-    """A DATABASE_URL (as taxi_project.settings reads it) for the database this process uses
-    now; under pytest-django, the test database (e.g. `test_test_<pid>` on PostgreSQL)."""
-    if settings_dict is None:
-        from django.db import connection
-
-        settings_dict = connection.settings_dict
-    engine, name = settings_dict["ENGINE"], str(settings_dict["NAME"])
-    if engine == "django.db.backends.sqlite3":
-        if not name or name == ":memory:" or "mode=memory" in name:
-            raise RuntimeError("an in-memory SQLite database cannot be shared with a worker")
-        return "sqlite:///" + str(Path(name).resolve())
-    if engine != "django.db.backends.postgresql":
-        raise RuntimeError(f"no DATABASE_URL for database engine {engine}")
-    quote = lambda value: urllib.parse.quote(str(value), safe="")  # noqa: E731
-    auth = ""
-    if settings_dict.get("USER"):
-        auth = quote(settings_dict["USER"])
-        if settings_dict.get("PASSWORD"):
-            auth += ":" + quote(settings_dict["PASSWORD"])
-        auth += "@"
-    host = quote(settings_dict.get("HOST") or "")
-    port = f":{settings_dict['PORT']}" if settings_dict.get("PORT") else ""
-    return f"postgres://{auth}{host}{port}/{quote(name)}"
 
 
 def isolated_redis_url(redis_url: str, db: int = TEST_REDIS_DB) -> str:
