@@ -111,22 +111,24 @@ def _names(game: Game) -> dict[int, str]:
 # ---------------------------------------------------------------------------------- accounts
 
 
-@require_GET
-@ensure_csrf_cookie
-def login_page(request):
+def _account_page(request, template: str, title: str):
+    """Log in or sign up: a signed-in visitor goes straight on to where they were going."""
     next_url = _safe_next(request, reverse("web:lobby"))
     if request.user.is_authenticated:
         return redirect(next_url)
-    return TemplateResponse(request, "web/login.html", {"title": _("Log in"), "next": next_url})
+    return TemplateResponse(request, template, {"title": title, "next": next_url})
+
+
+@require_GET
+@ensure_csrf_cookie
+def login_page(request):
+    return _account_page(request, "web/login.html", _("Log in"))
 
 
 @require_GET
 @ensure_csrf_cookie
 def signup_page(request):
-    next_url = _safe_next(request, reverse("web:lobby"))
-    if request.user.is_authenticated:
-        return redirect(next_url)
-    return TemplateResponse(request, "web/signup.html", {"title": _("Sign up"), "next": next_url})
+    return _account_page(request, "web/signup.html", _("Sign up"))
 
 
 @require_http_methods(["GET", "POST"])
