@@ -178,15 +178,11 @@ def redis_keys(url: str) -> int:
 
 def redis_clean(url: str) -> int:
     """Delete what the run left in its (otherwise unused) Redis database: the channel layer's
-    groups and channels, the server's cache entries, the shared game states."""
+    groups and channels, the server's cache entries (the shared game states among them)."""
     import redis
 
     with redis.Redis.from_url(url) as client:
-        keys = [
-            k
-            for pattern in ("asgi*", "taxi-cache*", "taxi-state*")
-            for k in client.scan_iter(pattern)
-        ]
+        keys = [k for pattern in ("asgi*", "taxi-cache*") for k in client.scan_iter(pattern)]
         return client.delete(*keys) if keys else 0
 
 

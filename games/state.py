@@ -2,23 +2,21 @@
 
 Replay is the only way state is built (STYLE 3). The per-process cache keeps, per game, the
 state at one version; a caller gets a private clone, and only a committed append puts a newer
-state back. When Redis is configured, a committed state is also stored there (pickled, for
-six hours), keyed by database, game, seed commitment and version, so the next move is not
-replayed when it lands on another process. A cached state is used only at the game row's
-version, so a stale cache falls back to the shared one, then to replay. Tests prove cached
-state equals a replay.
+state back. When Redis is configured, a committed state is also stored in the shared cache
+(pickled, for six hours), keyed by database, game, seed commitment and version, so the next
+move is not replayed when it lands on another process. A cached state is used only at the game
+row's version, so a stale cache falls back to the shared one, then to replay. Tests prove
+cached state equals a replay.
 """
 
 from __future__ import annotations
 
 import logging
-import os
-import pickle
 import threading
 from collections import OrderedDict
 
-import redis
 from django.conf import settings
+from django.core.cache import caches
 from django.db import connection
 
 from games import engine
@@ -69,8 +67,7 @@ def remember(game: Game, version: int, state: engine.Game) -> None:
     shared = _shared()
     if shared is not None and game.seed_commitment:
         try:
-            data = pickle.dumps(state, protocol=pickle.HIGHEST_PROTOCOL)
-            shared.set(_shared_key(game, version), data, ex=SHARED_SECONDS)
+            shared.set(_shared_key(game, version), state, SHARED_SECONDS)  # pickled by the cache
         except Exception:  # a cache: the next reader replays
             log.exception("could not share the state of game %s", game.pk)
 
@@ -86,29 +83,16 @@ def _keep(game_id: int, version: int, state: engine.Game) -> None:
             _cache.popitem(last=False)
 
 
-_client: tuple[int, redis.Redis] | None = None
-
-
-def _shared() -> redis.Redis | None:
-    """This process's Redis client (redis-py directly: Django's cache builds a client object
-    per call, which cost more than the read itself)."""
-    global _client
-    if not settings.REDIS_URL:
-        return None
-    if _client is None or _client[0] != os.getpid():  # not a client inherited through fork
-        client = redis.Redis.from_url(
-            settings.REDIS_URL,
-            socket_timeout=2,
-            retry_on_error=[redis.ConnectionError],  # a connection Redis dropped: a new one
-        )
-        _client = (os.getpid(), client)
-    return _client[1]
+def _shared():
+    """The cache every process shares (Redis; taxi_project/cache.py keeps one client per
+    process), or None when there is no Redis: then each process has only its own states."""
+    return caches["default"] if settings.REDIS_URL else None
 
 
 def _shared_key(game: Game, version: int) -> str:
     # The database name and the seed commitment: a recreated database reuses ids and versions.
     db = connection.settings_dict["NAME"]
-    return f"taxi-state:{db}:{game.pk}:{game.seed_commitment}:{version}"
+    return f"state:{db}:{game.pk}:{game.seed_commitment}:{version}"
 
 
 def _shared_get(game: Game) -> engine.Game | None:
@@ -116,8 +100,7 @@ def _shared_get(game: Game) -> engine.Game | None:
     if shared is None or not game.seed_commitment:
         return None
     try:
-        data = shared.get(_shared_key(game, game.version))
-        state = pickle.loads(data) if data is not None else None
+        state = shared.get(_shared_key(game, game.version))
     except Exception:
         log.exception("could not read the shared state of game %s", game.pk)
         return None

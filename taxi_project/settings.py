@@ -234,8 +234,10 @@ if REDIS_URL:
             "BACKEND": "taxi_project.cache.RedisCache",  # one client per process
             "LOCATION": REDIS_URL,
             "KEY_PREFIX": "taxi-cache",
-            # its connections outlive a Redis restart: reconnect rather than fail the call
-            "OPTIONS": {"retry_on_error": [RedisConnectionError]},
+            # its connections outlive a Redis restart: reconnect rather than fail the call; and
+            # a Redis that stops answering fails the call in 2 s (rate limits fail open, a game
+            # state is replayed) rather than hanging the request
+            "OPTIONS": {"retry_on_error": [RedisConnectionError], "socket_timeout": 2},
         }
     }
     CHANNEL_LAYERS = {
