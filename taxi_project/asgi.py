@@ -3,12 +3,17 @@
 import os
 import warnings
 
-from django.core.asgi import get_asgi_application
+import django
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "taxi_project.settings")
 
 # Set up Django before importing anything that touches models (auth middleware, consumers).
-django_asgi_app = get_asgi_application()
+django.setup(set_prefix=False)
+
+from taxi_project.handler import ThreadedASGIHandler  # noqa: E402
+
+# Django's HTTP handling, each request on one worker thread (taxi_project/handler.py)
+django_asgi_app = ThreadedASGIHandler()
 
 from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
 

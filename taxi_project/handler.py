@@ -1,0 +1,83 @@
+"""Django's ASGI handler, with each request's Django work done in one call on a worker thread.
+
+Our middleware and views are synchronous (the ORM is). Django's own ASGIHandler runs the
+middleware chain in async mode: it crosses between the event loop and a thread at every
+sync-only middleware, twice per `MiddlewareMixin` (process_request, process_response), once for
+the view, once for each of request_started and request_finished, and it gives every request a
+new thread (asgiref's ThreadSensitiveContext). Here the whole of it — request_started, the
+middleware, the view, request_finished — runs as one call on a bounded pool of long-lived
+threads, as a WSGI server runs it, while uvicorn's event loop keeps the sockets, the WebSocket
+consumers (Channels) and the channel layer. On two cores this took a trivial authenticated GET
+from 370 to 600 requests/s (BENCHMARKS.md, API).
+
+A request keeps one thread from start to end, so Django's per-thread database connection and
+its transaction are the request's own, as under WSGI. The pool has as many threads as the
+database pool has connections (DB_POOL_MAX_SIZE), so no thread waits for a connection. Pushes
+from a view (`async_to_sync`) run on the server's event loop, which asgiref finds from a thread
+it started.
+"""
+
+from __future__ import annotations
+
+import os
+from concurrent.futures import ThreadPoolExecutor
+
+from asgiref.sync import sync_to_async
+from django.core import signals
+from django.core.exceptions import RequestAborted
+from django.core.handlers.asgi import ASGIHandler, get_script_prefix
+from django.db import close_old_connections
+from django.http import FileResponse
+from django.urls import set_script_prefix
+
+
+def _threads() -> int:
+    pool = int(os.environ.get("DB_POOL_MAX_SIZE", "8") or 0)
+    return pool if pool > 0 else 8
+
+
+class ThreadedASGIHandler(ASGIHandler):
+    """HTTP only (Channels routes WebSockets elsewhere)."""
+
+    def __init__(self):
+        super().__init__()
+        self.load_middleware(is_async=False)  # the chain, as under WSGI
+        self.executor = ThreadPoolExecutor(max_workers=_threads(), thread_name_prefix="django")
+
+    async def __call__(self, scope, receive, send):
+        if scope["type"] != "http":
+            raise ValueError(f"Django can only handle ASGI/HTTP connections, not {scope['type']}.")
+        try:
+            body_file = await self.read_body(receive)
+        except RequestAborted:
+            return
+        set_script_prefix(get_script_prefix(scope))
+        try:
+            response = await self._in_thread(self._respond, scope, body_file)
+            try:
+                await self.send_response(response, send)
+            finally:
+                if response.streaming:  # a file: closed once sent (request_finished)
+                    await self._in_thread(response.close)
+        finally:
+            body_file.close()
+
+    def _in_thread(self, function, *args):
+        return sync_to_async(function, thread_sensitive=False, executor=self.executor)(*args)
+
+    def _respond(self, scope, body_file):
+        """request_started, the response, request_finished: Django's steps, on one thread."""
+        signals.request_started.send(sender=self.__class__, scope=scope)
+        request, response = self.create_request(scope, body_file)
+        if request is not None:
+            response = self.get_response(request)
+            response._handler_class = self.__class__
+            if isinstance(response, FileResponse):
+                response.block_size = self.chunk_size  # the ASGI server chunks it
+        if response.streaming:
+            # Sent and closed later, maybe on another thread: hand back this thread's
+            # database connection now (no streamed response of ours reads the database).
+            close_old_connections()
+        else:
+            response.close()  # request_finished: the connection goes back to the pool
+        return response
