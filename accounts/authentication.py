@@ -11,12 +11,14 @@ from __future__ import annotations
 from datetime import datetime
 
 from django.utils import timezone
-from rest_framework import authentication
+from django.utils.translation import gettext_lazy as _
+from rest_framework import authentication, exceptions
 
 from accounts.errors import AccountRefused
 from accounts.middleware import activate_user_language
 from accounts.models import User
 from accounts.selectors import user_access_refusal
+from taxi_project import rows
 
 
 def access_refusal(user: User, now: datetime) -> tuple[str, str] | None:
@@ -53,6 +55,16 @@ class _RefusingRefusedAccounts:
 
 class TokenAuthentication(_RefusingRefusedAccounts, authentication.TokenAuthentication):
     """`Authorization: Token <key>`; refuses banned and suspended accounts."""
+
+    def authenticate_credentials(self, key):
+        """DRF's, with its SELECT (the token joined to its user) compiled once per process:
+        it runs on every API request."""
+        token = rows.get_with(self.get_model(), "user", key=key)
+        if token is None:
+            raise exceptions.AuthenticationFailed(_("Invalid token."))
+        if not token.user.is_active:
+            raise exceptions.AuthenticationFailed(_("User inactive or deleted."))
+        return token.user, token
 
 
 class SessionAuthentication(_RefusingRefusedAccounts, authentication.SessionAuthentication):

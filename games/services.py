@@ -20,6 +20,7 @@ from django.utils.translation import gettext as _
 from games import engine, events, selectors, state
 from games.models import CLOCK_SECONDS, ChatMessage, Clock, Game, GameEntry, Seat
 from games.selectors import entry_response, seed_as_text
+from taxi_project import rows
 from taxi_project.api_errors import ApiError, Conflict, Forbidden, NotFound, TooManyRequests
 
 log = logging.getLogger(__name__)
@@ -68,10 +69,10 @@ def table_create(
 
 
 def _locked_game(game_id: int) -> Game:
-    try:
-        return Game.objects.select_for_update().get(pk=game_id)
-    except Game.DoesNotExist:
-        raise NotFound(_("No such game."), code="game_not_found") from None
+    game = rows.get(Game, for_update=True, pk=game_id)  # select_for_update().get(), precompiled
+    if game is None:
+        raise NotFound(_("No such game."), code="game_not_found")
+    return game
 
 
 def _open_table(game: Game) -> None:
@@ -243,11 +244,21 @@ class SeatInfo:
 
 
 def _seats(game_id: int) -> list[SeatInfo]:
-    """The game's seats (one query), with what "your turn" needs to know."""
-    rows = Seat.objects.filter(game_id=game_id).values_list(
-        "seat", "user_id", "user__email_on_turn", "user__email"
-    )
-    return [SeatInfo(seat, user_id, bool(wants and email)) for seat, user_id, wants, email in rows]
+    """The game's seats (one query), with what "your turn" needs to know: on every move, so
+    written out rather than compiled each time from
+    `Seat.objects.filter(game_id=…).values_list("seat", "user_id", "user__email_on_turn",
+    "user__email")` (plain integers, booleans and text: nothing to convert)."""
+    with connection.cursor() as cursor:
+        cursor.execute(_SEATS_SQL, [game_id])
+        found = cursor.fetchall()
+    return [SeatInfo(seat, user_id, bool(wants and email)) for seat, user_id, wants, email in found]
+
+
+_SEATS_SQL = (
+    f"SELECT s.seat, s.user_id, u.email_on_turn, u.email FROM {Seat._meta.db_table} s "
+    f"INNER JOIN {Seat._meta.get_field('user').related_model._meta.db_table} u "
+    "ON u.id = s.user_id WHERE s.game_id = %s"
+)
 
 
 def _earlier(game_id: int, user, key: str, action: dict, seat: int | None) -> MoveResult | None:
@@ -302,8 +313,10 @@ def _append(
         idempotency_key=idempotency_key,
     )
     entry.response = entry_response(game, current, entry, seat)
-    entry.save(force_insert=True)
-    game.save(update_fields=SUMMARY_FIELDS)
+    # entry.save(force_insert=True) and game.save(update_fields=…), precompiled: neither model
+    # has save() logic for these (GameEntry.save only refuses updates) nor signal receivers
+    rows.insert(entry)
+    rows.update(game, SUMMARY_FIELDS)
     _committed(game, seq, notifications, current, seats=seats)
     return entry
 
