@@ -118,6 +118,13 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
     # cost more than the move itself. DB_POOL_MAX_SIZE × processes must stay below the
     # server's max_connections; DB_POOL_MAX_SIZE=0 turns pooling off.
     # Connections the server dropped: see taxi_project/dbpool.py.
+    # Parameters bound by the server, and a statement run twice on a connection is prepared:
+    # PostgreSQL then skips parsing and planning it (the move path's five statements cost
+    # PostgreSQL 1.6 ms of CPU per move before, 1.1 ms after: BENCHMARKS.md, API). Not for a
+    # PgBouncer before 1.21 in front (docker/README.md).
+    DATABASES["default"].setdefault("OPTIONS", {}).update(
+        {"server_side_binding": True, "prepare_threshold": 2}
+    )
     _pool_max = int(os.environ.get("DB_POOL_MAX_SIZE", "8"))
     if _pool_max > 0:
         DATABASES["default"].setdefault("OPTIONS", {})["pool"] = {
@@ -235,19 +242,21 @@ if REDIS_URL:
             "LOCATION": REDIS_URL,
             "KEY_PREFIX": "taxi-cache",
             # its connections outlive a Redis restart: reconnect rather than fail the call; and
-            # a Redis that stops answering fails the call in 2 s (rate limits fail open, a game
-            # state is replayed) rather than hanging the request
+            # a Redis that stops answering fails the call in 2 s (rate limits fail open)
+            # rather than hanging the request
             "OPTIONS": {"retry_on_error": [RedisConnectionError], "socket_timeout": 2},
         }
     }
     CHANNEL_LAYERS = {
         "default": {
-            "BACKEND": "channels_redis.core.RedisChannelLayer",
-            # channels_redis blocks up to 5 s reading a socket's queue (BZPOPMIN); redis-py 8
-            # times reads out after 5 s by default, which dropped idle sockets. Wait longer.
+            # Pub/sub: a group_send is one PUBLISH (the core layer's costs four round trips
+            # and a Lua script per push). Nothing is queued for a socket that is not there;
+            # clients catch up from their last seq anyway (docs/websocket.md).
+            "BACKEND": "channels_redis.pubsub.RedisPubSubChannelLayer",
+            # socket_timeout: a Redis that stops answering fails a publish in 15 s.
             # retry_on_error: after Redis restarts, pooled connections are dead; the first
             # command on one fails. Reconnect and retry it rather than fail the handshake or
-            # the push (group_add is idempotent; consumers drop an entry they already sent).
+            # the push (subscribing is idempotent; consumers drop an entry they already sent).
             "CONFIG": {
                 "hosts": [
                     {
