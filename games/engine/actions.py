@@ -150,15 +150,6 @@ ACTION_TYPES: dict[str, type] = {
 }
 
 
-def _reduce(action):
-    """Pickle an action as (class, field values): the dataclasses' own pickling of frozen
-    slotted classes looks the fields up again for every object, which made sharing a game's
-    state between processes (games/state.py) cost more than the move."""
-    return type(action), tuple(getattr(action, name) for name in action.__slots__)
-
-
-for _cls in ACTION_TYPES.values():
-    _cls.__reduce__ = _reduce
 PLAYER_ACTIONS = frozenset({"step", "undo", "stop", "pickup", "decline", "pass", "turn"})
 SERVER_ACTIONS = frozenset(ACTION_TYPES) - PLAYER_ACTIONS
 

@@ -382,33 +382,43 @@ def test_cached_state_equals_a_full_replay_of_the_log(make_player):
     assert state.state_for(game) == state.replay_from_log(game)
 
 
-@pytest.mark.redis
-def test_a_state_shared_by_another_process_equals_a_full_replay(
-    make_player, django_capture_on_commit_callbacks, monkeypatch
-):
+def test_a_state_cached_at_an_older_version_catches_up_from_the_log(make_player, monkeypatch):
+    """As in a process that last saw the game five moves ago: the moves since are read from
+    the log and applied, not the whole log replayed, and the result equals a replay."""
     players = [make_player(), make_player()]
     game_id = start_game(players, movement="fast")
     by_seat = seat_players(game_id, players)
-    for version in range(12):
-        game = Game.objects.get(pk=game_id)
-        with django_capture_on_commit_callbacks(execute=True):
+
+    def play(count, start):
+        for version in range(start, start + count):
+            game = Game.objects.get(pk=game_id)
             by_seat[game.active_seat].move(game_id, autopilot_choice(game_id), version)
+
+    play(5, 0)
+    seen = Game.objects.get(pk=game_id)
+    earlier = state.state_for(seen)
+    play(7, 5)
     game = Game.objects.get(pk=game_id)
     replayed = state.replay_from_log(game)
-
-    state.forget_all()  # as in another process: only the shared cache (Redis) has the state
+    state.forget_all()
+    state.remember(seen, seen.version, earlier)
 
     def no_replay(game):
-        raise AssertionError("replayed although the shared cache had the state")
+        raise AssertionError("replayed the whole log although a cached state could catch up")
 
     monkeypatch.setattr(state, "replay_from_log", no_replay)
-    shared = state.state_for(game)
-    assert shared == replayed and shared.history == replayed.history
-
-    # a shared entry that does not fit the row (another version) is never used
-    state.forget_all()
-    game.version -= 1
+    caught_up = state.state_for(game)
+    assert caught_up == replayed and caught_up.history == replayed.history
     monkeypatch.undo()
+
+    # a state cached for another game with this id (a recreated database) is never used
+    state.forget_all()
+    stranger = Game(pk=game_id, seed_commitment="another game", version=game.version)
+    state.remember(stranger, game.version, earlier)
+    assert state.state_for(game) == replayed
+
+    # nor one ahead of the row: the row's version is what the state must be at
+    game.version -= 1
     older = state.state_for(game)
     assert len(older.history) == game.version and older != replayed
 

@@ -177,29 +177,3 @@ def test_legal_actions_come_in_a_fixed_order():
     from games.engine.board import AREA_INDEX
 
     assert steps == sorted(steps, key=AREA_INDEX.__getitem__)
-
-
-def test_a_game_state_survives_pickling_as_games_state_shares_it():
-    """games/state.py shares committed states between processes as pickles: a state read back
-    must be the same game (and every action kind must come back equal to itself)."""
-    import pickle
-
-    from games.engine import actions
-
-    game, _ = start(Setup(options=Options(), players=4, seed=2024))
-    for _ in range(150):
-        if game.over:
-            break
-        game.apply(autopilot_action(game))
-    back = pickle.loads(pickle.dumps(game, protocol=pickle.HIGHEST_PROTOCOL))
-    assert back == game and back.history == game.history
-    assert back.legal_actions() == game.legal_actions()
-    examples = [
-        actions.Step(0, "9H"), actions.Undo(1), actions.Stop(2), actions.Pickup(0, "QS"),
-        actions.Decline(1), actions.Pass(3), actions.Turn(0, ("9H",), ("QS",), ()),
-        actions.Timeout(1), actions.Zombify(2), actions.Restore(2), actions.Resign(0),
-        actions.Deadline(2), actions.Abort("cheating"),
-    ]  # fmt: skip
-    assert {type(a) for a in examples} == set(ACTION_TYPES.values())
-    for action in examples:
-        assert pickle.loads(pickle.dumps(action)) == action
