@@ -36,3 +36,21 @@ class RedisCache(django_redis.RedisCache):
     def __init__(self, server, params):
         super().__init__(server, params)
         self._class = RedisCacheClient
+
+    def count(self, key: str, timeout: int) -> int:
+        """Add one to the counter `key`, which expires `timeout` seconds after its first
+        count; the new count. One round trip (INCR and EXPIRE NX, pipelined)."""
+        key = self.make_and_validate_key(key)
+        with self._cache.get_client(key, write=True).pipeline() as pipe:
+            pipe.incr(key)
+            pipe.expire(key, timeout, nx=True)
+            return pipe.execute()[0]
+
+
+def count(cache, key: str, timeout: int) -> int:
+    """`RedisCache.count` on any Django cache: with another backend (the embedded default's
+    memory cache), `add` then `incr`, atomic enough for one process."""
+    if isinstance(cache, RedisCache):
+        return cache.count(key, timeout)
+    cache.add(key, 0, timeout)
+    return cache.incr(key)
