@@ -26,6 +26,7 @@ from games.serializers import (
     TableCreateSerializer,
     TableFilterSerializer,
     TableJoinSerializer,
+    move_data,
 )
 from games.throttles import MoveRateThrottle
 
@@ -171,7 +172,7 @@ class GameActionsApi(APIView):
         summary="Submit an action against the version you saw",
     )
     def post(self, request, game_id: int):
-        data = _valid(MoveSerializer, request.data)
+        data = move_data(request.data)
         result = services.move_submit(
             game_id=game_id,
             user=request.user,
