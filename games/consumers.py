@@ -23,7 +23,7 @@ from accounts.authentication import access_refusal
 from accounts.middleware import scope_language
 from games import events, selectors, services
 from games.engine import EngineError
-from games.serializers import MAX_INT, MoveSerializer
+from games.serializers import MAX_INT, move_data
 from games.throttles import socket_move_allowed
 from taxi_project.api_errors import ApiError, TooManyRequests, body_for
 
@@ -194,9 +194,7 @@ class GameConsumer(JsonConsumer):
             raise ApiError(gettext("Log in to play."), code="not_authenticated")
         if not await database_sync_to_async(socket_move_allowed)(self.user):
             raise TooManyRequests()
-        serializer = MoveSerializer(data=content)
-        serializer.is_valid(raise_exception=True)
-        data = serializer.validated_data
+        data = move_data(content)
         result = await database_sync_to_async(services.move_submit)(
             game_id=self.game_id,
             user=self.user,
