@@ -11,6 +11,7 @@ every time both are available they are compared (`legal_mismatches`, expected 0)
 from __future__ import annotations
 
 import asyncio
+import random
 import time
 import uuid
 from collections import Counter
@@ -336,13 +337,18 @@ async def play_games(
     stats: Stats,
     first: tuple[Table, int, dict] | None = None,
     check_legal: bool = True,
+    interval: float | None = None,
 ) -> None:
     """Play complete games with two players, one after another, until the window closes:
     `first` (a game already set up), then new ones.
 
     One request in flight at a time (the player to move waits for the answer, like a person).
+    `interval`: the players think, so that this pair sends a move every `interval` seconds
+    (from a random start, so pairs do not move in step), or at once when an answer came later
+    than that; None: no thinking, the next move as soon as the answer is in.
     Only moves wholly inside the window are counted."""
     clock = time.perf_counter
+    next_at = None if interval is None else clock() + random.uniform(0, interval)
     while clock() < window.end:
         if first is not None:
             (table, version, view), first = first, None
@@ -369,6 +375,9 @@ async def play_games(
             player = table.by_seat[seat]
             body = {"action": action, "version": version, "idempotency_key": uuid.uuid4().hex}
             url = f"{base}/api/v1/games/{table.game_id}/actions"
+            if next_at is not None:
+                await asyncio.sleep(max(next_at - clock(), 0))
+                next_at = max(next_at + interval, clock())
             t0 = clock()
             try:
                 status, answer = await request(
