@@ -11,8 +11,7 @@ from __future__ import annotations
 from datetime import datetime
 
 from django.utils import timezone
-from django.utils.translation import gettext_lazy as _
-from rest_framework import authentication, exceptions
+from rest_framework import authentication
 
 from accounts.errors import AccountRefused
 from accounts.middleware import activate_user_language
@@ -60,10 +59,8 @@ class TokenAuthentication(_RefusingRefusedAccounts, authentication.TokenAuthenti
         """DRF's, with its SELECT (the token joined to its user) compiled once per process:
         it runs on every API request."""
         token = rows.get_with(self.get_model(), "user", key=key)
-        if token is None:
-            raise exceptions.AuthenticationFailed(_("Invalid token."))
-        if not token.user.is_active:
-            raise exceptions.AuthenticationFailed(_("User inactive or deleted."))
+        if token is None or not token.user.is_active:
+            return super().authenticate_credentials(key)  # DRF's refusal, in DRF's words
         return token.user, token
 
 

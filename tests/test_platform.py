@@ -76,10 +76,10 @@ def test_channel_layer_round_trip():
 
 @pytest.mark.redis
 def test_channel_layer_is_redis():
-    from channels_redis.core import RedisChannelLayer
+    from channels_redis.pubsub import RedisPubSubChannelLayer
 
     layer = get_channel_layer()
-    assert isinstance(layer, RedisChannelLayer)
+    assert isinstance(layer, RedisPubSubChannelLayer)
     _channel_layer_round_trip(layer)
 
 
