@@ -14,12 +14,14 @@ import json
 import logging
 import os
 import threading
+from functools import partial
 
 from asgiref.sync import async_to_sync
 from channels.layers import get_channel_layer
 from django.core.serializers.json import DjangoJSONEncoder
 
 from games import engine
+from taxi_project.handler import request_loop
 
 log = logging.getLogger(__name__)
 
@@ -43,12 +45,21 @@ def account_group(user_id: int) -> str:
 def _send(group: str, message: dict) -> None:
     try:
         send = get_channel_layer().group_send
-        if _own_loop is None:
-            async_to_sync(send)(group, message)  # the server's loop, under ASGI
+        loop = request_loop.get()
+        if loop is not None:  # an HTTP request's thread: the server's loop sends it, later
+            future = asyncio.run_coroutine_threadsafe(send(group, message), loop)
+            future.add_done_callback(partial(_check_sent, group))
+        elif _own_loop is None:
+            async_to_sync(send)(group, message)  # a WebSocket consumer's loop, or a new one
         else:
             _own_loop.run(send(group, message))
     except Exception:  # the move is committed; clients catch up by resync
         log.exception("push to %s failed", group)
+
+
+def _check_sent(group: str, future) -> None:
+    if not future.cancelled() and future.exception() is not None:
+        log.error("push to %s failed", group, exc_info=future.exception())
 
 
 class _Loop:

@@ -13,14 +13,16 @@ from 370 to 600 requests/s (BENCHMARKS.md, API).
 A request keeps one thread from start to end, so Django's per-thread database connection and
 its transaction are the request's own, as under WSGI. The pool has as many threads as the
 database pool has connections (DB_POOL_MAX_SIZE), so no thread waits for a connection. Pushes
-from a view (`async_to_sync`) run on the server's event loop, which asgiref finds from a thread
-it started.
+from a view are handed to the server's event loop (`request_loop`, games/events.py) and not
+waited for.
 """
 
 from __future__ import annotations
 
+import asyncio
 import os
 from concurrent.futures import ThreadPoolExecutor
+from contextvars import ContextVar
 
 from asgiref.sync import sync_to_async
 from django.core import signals
@@ -29,6 +31,12 @@ from django.core.handlers.asgi import ASGIHandler, get_script_prefix
 from django.db import close_old_connections
 from django.http import FileResponse
 from django.urls import set_script_prefix
+
+#: The server's event loop, as the request's thread sees it (asgiref copies the context into
+#: the thread): what need not finish before the response (a push) is handed to it, not awaited.
+request_loop: ContextVar[asyncio.AbstractEventLoop | None] = ContextVar(
+    "request_loop", default=None
+)
 
 
 def _threads() -> int:
@@ -52,6 +60,7 @@ class ThreadedASGIHandler(ASGIHandler):
         except RequestAborted:
             return
         set_script_prefix(get_script_prefix(scope))
+        request_loop.set(asyncio.get_running_loop())
         try:
             response = await self._in_thread(self._respond, scope, body_file)
             try:
