@@ -216,8 +216,13 @@ class AppendOnlyError(Exception):
 class GameEntry(models.Model):
     """One accepted action and the notifications it caused. Seq 0 is the setup."""
 
+    # no index of its own: the unique (game, seq) index starts with it
     game = models.ForeignKey(
-        Game, on_delete=models.PROTECT, related_name="entries", verbose_name=_("game")
+        Game,
+        on_delete=models.PROTECT,
+        related_name="entries",
+        verbose_name=_("game"),
+        db_index=False,
     )
     seq = models.PositiveIntegerField(_("step number"))
     actor = models.ForeignKey(
