@@ -23,7 +23,7 @@ class MoveRateThrottle(UserRateThrottle):
     every web process (the count lives in the shared cache, Redis in production). Reading the
     legal actions is not counted. Generous: it stops floods, not fast players.
 
-    Counted in fixed windows of the rate's period: one Redis round trip per move (DRF's
+    Counted in fixed windows of the rate's period: one Redis INCR per move (DRF's
     sliding log reads and rewrites a list of times, two round trips and a pickle), at the price
     of up to twice the rate across a window's edge. `Retry-After` is the time to the window's
     end.

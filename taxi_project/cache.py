@@ -39,12 +39,13 @@ class RedisCache(django_redis.RedisCache):
 
     def count(self, key: str, timeout: int) -> int:
         """Add one to the counter `key`, which expires `timeout` seconds after its first
-        count; the new count. One round trip (INCR and EXPIRE NX, pipelined)."""
+        count; the new count. One round trip (INCR), two on the first count (EXPIRE)."""
         key = self.make_and_validate_key(key)
-        with self._cache.get_client(key, write=True).pipeline() as pipe:
-            pipe.incr(key)
-            pipe.expire(key, timeout, nx=True)
-            return pipe.execute()[0]
+        client = self._cache.get_client(key, write=True)
+        counted = client.incr(key)
+        if counted == 1:
+            client.expire(key, timeout)
+        return counted
 
 
 def count(cache, key: str, timeout: int) -> int:
