@@ -2,7 +2,7 @@
 """HTTP API benchmark: simulated players playing complete games against a real ASGI server.
 
     .venv/bin/pip install -e '.[bench]'          # aiohttp (load generator), py-spy, pyinstrument
-    .venv/bin/python bench/api.py                # K=100 games, 4 workers, 30 s (+ ~1-3 min setup)
+    .venv/bin/python bench/api.py                # K=100 games, 3 workers, 30 s (+ ~1-3 min setup)
     .venv/bin/python bench/api.py --games 100,20 --json bench/out/api.json
     .venv/bin/python bench/api.py --quick        # smoke run (K=10, a few seconds)
     .venv/bin/python bench/api.py --py-spy /tmp/spy.txt   # + where the workers' CPU goes
@@ -654,7 +654,11 @@ def parse_args(argv=None):
         "--games", default=str(GOAL_GAMES),
         help="K, concurrent games; a comma-separated list runs each in turn (default 100)",
     )  # fmt: skip
-    parser.add_argument("--workers", type=int, default=4, help="uvicorn workers (default 4)")
+    parser.add_argument(
+        "--workers", type=int, default=3,
+        help="uvicorn workers (default 3: on 2 cores, 3 x 8 threads gave the most moves per "
+        "CPU second; BENCHMARKS.md)",
+    )  # fmt: skip
     parser.add_argument("--duration", type=float, default=30.0, help="measured seconds of moves")
     parser.add_argument("--warmup", type=float, default=5.0, help="unmeasured seconds first")
     parser.add_argument(
