@@ -187,13 +187,12 @@ def move_submit(
 ) -> MoveResult:
     """A player's action against the version they saw. Exactly once per idempotency key.
 
-    The happy path costs one row lock, one read of the seats, one insert and one update: a
-    retry is looked for only when the move cannot be new (stale version, refused by the
-    engine), and a reused key is caught by the database's unique constraint."""
+    The happy path costs one row lock (with the seats read in the same statement), one insert
+    and one update: a retry is looked for only when the move cannot be new (stale version,
+    refused by the engine), and a reused key is caught by the database's unique constraint."""
     try:
         with transaction.atomic():
-            game = _locked_game(game_id)
-            seats = _seats(game_id)
+            game, seats = _locked_game_and_seats(game_id)
             mine = next((s for s in seats if s.user_id == user.pk), None)
             if mine is None:
                 if game.visibility != Game.Visibility.PUBLIC and not user.is_staff:
@@ -254,11 +253,29 @@ def _seats(game_id: int) -> list[SeatInfo]:
     return [SeatInfo(seat, user_id, bool(wants and email)) for seat, user_id, wants, email in found]
 
 
+_SEAT_COLUMNS = "s.seat, s.user_id, u.email_on_turn, u.email"
+_USERS = Seat._meta.get_field("user").related_model._meta.db_table
 _SEATS_SQL = (
-    f"SELECT s.seat, s.user_id, u.email_on_turn, u.email FROM {Seat._meta.db_table} s "
-    f"INNER JOIN {Seat._meta.get_field('user').related_model._meta.db_table} u "
-    "ON u.id = s.user_id WHERE s.game_id = %s"
+    f"SELECT {_SEAT_COLUMNS} FROM {Seat._meta.db_table} s "
+    f"INNER JOIN {_USERS} u ON u.id = s.user_id WHERE s.game_id = %s"
 )
+_SEAT_JOINS = (
+    f"LEFT JOIN {Seat._meta.db_table} s ON s.game_id = {Game._meta.db_table}.id "
+    f"LEFT JOIN {_USERS} u ON u.id = s.user_id"
+)
+
+
+def _locked_game_and_seats(game_id: int) -> tuple[Game, list[SeatInfo]]:
+    """`_locked_game` and `_seats` in one statement (one round trip fewer on every move)."""
+    game, seats = rows.get_joined(
+        Game, name="game+seats", columns=_SEAT_COLUMNS, joins=_SEAT_JOINS, for_update=True,
+        pk=game_id,
+    )  # fmt: skip
+    if game is None:
+        raise NotFound(_("No such game."), code="game_not_found")
+    return game, [
+        SeatInfo(seat, user_id, bool(wants and email)) for seat, user_id, wants, email in seats
+    ]
 
 
 def _earlier(game_id: int, user, key: str, action: dict, seat: int | None) -> MoveResult | None:

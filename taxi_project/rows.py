@@ -96,6 +96,44 @@ def get(model, *, for_update: bool = False, **lookup):
     return model.from_db(connection.alias, [f.attname for f in fields], statement.convert(row))
 
 
+def get_joined(model, *, name: str, columns: str, joins: str, for_update: bool = False, **lookup):
+    """`get()`, and in the same SELECT the rows that `joins` (LEFT JOINs, in SQL) reach from it:
+    (the instance or None, [the values of `columns` for each joined row, as the driver gives
+    them]). `name` names the statement (it is compiled once). With `for_update`, only `model`'s
+    row is locked."""
+    ((field_name, value),) = lookup.items()
+    connection = connections[
+        router.db_for_write(model) if for_update else router.db_for_read(model)
+    ]
+    meta = model._meta
+    fields = meta.concrete_fields
+    where = meta.pk if field_name == "pk" else meta.get_field(field_name)
+    lock = for_update and connection.features.has_select_for_update
+
+    def build(quote):
+        table = quote(meta.db_table)
+        sql = (
+            f"SELECT {_columns(fields, meta.db_table, quote)}, {columns} FROM {table} {joins} "
+            f"WHERE {table}.{quote(where.column)} = %s{f' FOR UPDATE OF {table}' if lock else ''}"
+        )
+        return sql, fields
+
+    if _beyond(where, value, connection):
+        return None, []
+    statement = _statement(("get_joined", name, lock), connection, build)
+    with connection.cursor() as cursor:
+        cursor.execute(statement.sql, [where.get_db_prep_value(value, connection)])
+        found = cursor.fetchall()
+    if not found:
+        return None, []
+    width = len(fields)
+    instance = model.from_db(
+        connection.alias, [f.attname for f in fields], statement.convert(found[0][:width])
+    )
+    joined = [row[width:] for row in found if any(v is not None for v in row[width:])]
+    return instance, joined
+
+
 def get_with(model, related: str, **lookup):
     """`model.objects.select_related(related).filter(column=value).first()` for one equality
     lookup on a unique column and one forward foreign key: both loaded in one SELECT."""
