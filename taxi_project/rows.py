@@ -18,11 +18,10 @@ from django.db import connections, router
 class _Statement:
     """One statement for one database: its SQL and the converters of its result columns."""
 
-    __slots__ = ("sql", "converters", "connection")
+    __slots__ = ("sql", "converters")
 
     def __init__(self, sql: str, fields, connection):
         self.sql = sql
-        self.connection = connection
         self.converters = []
         for index, field in enumerate(fields):
             column = field.get_col(field.model._meta.db_table)
@@ -32,12 +31,13 @@ class _Statement:
             if functions:
                 self.converters.append((index, functions, column))
 
-    def convert(self, row) -> list:
+    def convert(self, row, connection) -> list:
+        """`row` as the fields' Python values (`connection`: this thread's, for that database)."""
         row = list(row)
         for index, functions, column in self.converters:
             value = row[index]
             for function in functions:
-                value = function(value, column, self.connection)
+                value = function(value, column, connection)
             row[index] = value
         return row
 
@@ -68,32 +68,7 @@ def _columns(fields, table: str, quote) -> str:
 def get(model, *, for_update: bool = False, **lookup):
     """`model.objects[.select_for_update()].filter(column=value).first()` for one equality
     lookup on a unique column (by field name), all concrete fields loaded; None if no row."""
-    ((name, value),) = lookup.items()
-    connection = connections[
-        router.db_for_write(model) if for_update else router.db_for_read(model)
-    ]
-    meta = model._meta
-    fields = meta.concrete_fields
-    where = meta.pk if name == "pk" else meta.get_field(name)
-    lock = for_update and connection.features.has_select_for_update
-
-    def build(quote):
-        sql = (
-            f"SELECT {_columns(fields, meta.db_table, quote)} FROM {quote(meta.db_table)} "
-            f"WHERE {quote(meta.db_table)}.{quote(where.column)} = %s"
-            f"{' FOR UPDATE' if lock else ''}"
-        )
-        return sql, fields
-
-    if _beyond(where, value, connection):
-        return None
-    statement = _statement(("get", model, where.attname, lock), connection, build)
-    with connection.cursor() as cursor:
-        cursor.execute(statement.sql, [where.get_db_prep_value(value, connection)])
-        row = cursor.fetchone()
-    if row is None:
-        return None
-    return model.from_db(connection.alias, [f.attname for f in fields], statement.convert(row))
+    return _select(model, for_update, lookup)[0]
 
 
 def get_joined(model, *, name: str, columns: str, joins: str, for_update: bool = False, **lookup):
@@ -101,6 +76,10 @@ def get_joined(model, *, name: str, columns: str, joins: str, for_update: bool =
     (the instance or None, [the values of `columns` for each joined row, as the driver gives
     them]). `name` names the statement (it is compiled once). With `for_update`, only `model`'s
     row is locked."""
+    return _select(model, for_update, lookup, (name, columns, joins))
+
+
+def _select(model, for_update: bool, lookup: dict, joined: tuple[str, str, str] | None = None):
     ((field_name, value),) = lookup.items()
     connection = connections[
         router.db_for_write(model) if for_update else router.db_for_read(model)
@@ -109,29 +88,29 @@ def get_joined(model, *, name: str, columns: str, joins: str, for_update: bool =
     fields = meta.concrete_fields
     where = meta.pk if field_name == "pk" else meta.get_field(field_name)
     lock = for_update and connection.features.has_select_for_update
+    name, columns, joins = joined or ("", "", "")
 
     def build(quote):
         table = quote(meta.db_table)
         sql = (
-            f"SELECT {_columns(fields, meta.db_table, quote)}, {columns} FROM {table} {joins} "
-            f"WHERE {table}.{quote(where.column)} = %s{f' FOR UPDATE OF {table}' if lock else ''}"
+            f"SELECT {', '.join(filter(None, [_columns(fields, meta.db_table, quote), columns]))} "
+            f"FROM {table} {joins} WHERE {table}.{quote(where.column)} = %s"
+            f"{f' FOR UPDATE OF {table}' if lock else ''}"
         )
         return sql, fields
 
     if _beyond(where, value, connection):
         return None, []
-    statement = _statement(("get_joined", name, lock), connection, build)
+    statement = _statement(("select", model, where.attname, lock, name), connection, build)
     with connection.cursor() as cursor:
         cursor.execute(statement.sql, [where.get_db_prep_value(value, connection)])
-        found = cursor.fetchall()
+        found = cursor.fetchall() if joined else cursor.fetchmany(1)
     if not found:
         return None, []
     width = len(fields)
-    instance = model.from_db(
-        connection.alias, [f.attname for f in fields], statement.convert(found[0][:width])
-    )
-    joined = [row[width:] for row in found if any(v is not None for v in row[width:])]
-    return instance, joined
+    values = statement.convert(found[0][:width], connection)
+    instance = model.from_db(connection.alias, [f.attname for f in fields], values)
+    return instance, [row[width:] for row in found if any(v is not None for v in row[width:])]
 
 
 def get_with(model, related: str, **lookup):
@@ -164,7 +143,7 @@ def get_with(model, related: str, **lookup):
         row = cursor.fetchone()
     if row is None:
         return None
-    row = statement.convert(row)
+    row = statement.convert(row, connection)
     instance = model.from_db(connection.alias, [f.attname for f in own], row[: len(own)])
     linked = other.from_db(connection.alias, [f.attname for f in theirs], row[len(own) :])
     key.set_cached_value(instance, linked)
@@ -201,7 +180,7 @@ def insert(instance) -> None:
         cursor.execute(statement.sql, params)
         if meta.pk.attname not in names:
             if returning:
-                pk = statement.convert(cursor.fetchone())[0]
+                pk = statement.convert(cursor.fetchone(), connection)[0]
             else:
                 pk = connection.ops.last_insert_id(cursor, meta.db_table, meta.pk.column)
             setattr(instance, meta.pk.attname, pk)
