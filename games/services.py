@@ -243,8 +243,9 @@ class SeatInfo:
 
 
 def _seats(game_id: int) -> list[SeatInfo]:
-    """The game's seats (one query), with what "your turn" needs to know: on every move, so
-    written out rather than compiled each time from
+    """The game's seats (one query), with what "your turn" needs to know, for appends that did
+    not read them with the row lock (timeouts, moderators' actions): written out rather than
+    compiled each time from
     `Seat.objects.filter(game_id=…).values_list("seat", "user_id", "user__email_on_turn",
     "user__email")` (plain integers, booleans and text: nothing to convert)."""
     with connection.cursor() as cursor:

@@ -113,13 +113,13 @@ DATABASES = {
 if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
     # One test database per test process, so two runs on one server never drop each other's.
     DATABASES["default"]["TEST"] = {"NAME": f"test_{DATABASES['default']['NAME']}_{os.getpid()}"}
-    # A pool per process (psycopg_pool, Django 5.1+): an ASGI request runs in a fresh thread,
-    # so without it every request would open (and close) its own PostgreSQL connection, which
-    # cost more than the move itself. DB_POOL_MAX_SIZE × processes must stay below the
+    # A pool per process (psycopg_pool, Django 5.1+): Django closes a request's connection when
+    # the request ends, so without it every request would open its own PostgreSQL connection,
+    # which cost more than the move itself. DB_POOL_MAX_SIZE × processes must stay below the
     # server's max_connections; DB_POOL_MAX_SIZE=0 turns pooling off.
     # Connections the server dropped: see taxi_project/dbpool.py.
     # Parameters bound by the server, and a statement run twice on a connection is prepared:
-    # PostgreSQL then skips parsing and planning it (the move path's five statements cost
+    # PostgreSQL then skips parsing and planning it (the move path's statements cost
     # PostgreSQL 1.6 ms of CPU per move before, 1.1 ms after: BENCHMARKS.md, API). Not for a
     # PgBouncer before 1.21 in front (docker/README.md).
     DATABASES["default"].setdefault("OPTIONS", {}).update(
