@@ -250,7 +250,11 @@ def _seats(game_id: int) -> list[SeatInfo]:
     "user__email")` (plain integers, booleans and text: nothing to convert)."""
     with connection.cursor() as cursor:
         cursor.execute(_SEATS_SQL, [game_id])
-        found = cursor.fetchall()
+        return _seat_infos(cursor.fetchall())
+
+
+def _seat_infos(found) -> list[SeatInfo]:
+    """Rows of `_SEAT_COLUMNS` as SeatInfo."""
     return [SeatInfo(seat, user_id, bool(wants and email)) for seat, user_id, wants, email in found]
 
 
@@ -274,9 +278,7 @@ def _locked_game_and_seats(game_id: int) -> tuple[Game, list[SeatInfo]]:
     )  # fmt: skip
     if game is None:
         raise NotFound(_("No such game."), code="game_not_found")
-    return game, [
-        SeatInfo(seat, user_id, bool(wants and email)) for seat, user_id, wants, email in seats
-    ]
+    return game, _seat_infos(seats)
 
 
 def _earlier(game_id: int, user, key: str, action: dict, seat: int | None) -> MoveResult | None:

@@ -20,11 +20,11 @@ waited for.
 from __future__ import annotations
 
 import asyncio
-import os
 from concurrent.futures import ThreadPoolExecutor
 from contextvars import ContextVar
 
 from asgiref.sync import sync_to_async
+from django.conf import settings
 from django.core import signals
 from django.core.exceptions import RequestAborted
 from django.core.handlers.asgi import ASGIHandler, get_script_prefix
@@ -40,8 +40,9 @@ request_loop: ContextVar[asyncio.AbstractEventLoop | None] = ContextVar(
 
 
 def _threads() -> int:
-    pool = int(os.environ.get("DB_POOL_MAX_SIZE", "8") or 0)
-    return pool if pool > 0 else 8
+    """The database pool's size (settings: DB_POOL_MAX_SIZE), or 8 without a pool."""
+    pool = settings.DATABASES["default"].get("OPTIONS", {}).get("pool")
+    return pool["max_size"] if isinstance(pool, dict) else 8
 
 
 class ThreadedASGIHandler(ASGIHandler):
