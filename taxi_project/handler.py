@@ -11,19 +11,22 @@ consumers (Channels) and the channel layer. On two cores this took a trivial aut
 from 370 to 600 requests/s (BENCHMARKS.md, API).
 
 A request keeps one thread from start to end, so Django's per-thread database connection and
-its transaction are the request's own, as under WSGI. The pool has as many threads as the
-database pool has connections (DB_POOL_MAX_SIZE), so no thread waits for a connection. Pushes
-from a view are handed to the server's event loop (`request_loop`, games/events.py) and not
-waited for.
+its transaction are the request's own, as under WSGI. The pool has WEB_THREADS threads (4), no
+more than the database pool has connections (DB_POOL_MAX_SIZE), so no thread waits for a
+connection: few, because threads of one process take turns holding Python's GIL, and each of a
+request's waits (a database round trip, Redis) ends in a queue for it behind the other threads'
+work; on two cores 8 threads per process gave a p99 four to six times that of 4 (BENCHMARKS.md,
+API). Pushes from a view are handed to the server's event loop (`request_loop`,
+games/events.py) and not waited for.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextvars
 from concurrent.futures import ThreadPoolExecutor
 from contextvars import ContextVar
 
-from asgiref.sync import sync_to_async
 from django.conf import settings
 from django.core import signals
 from django.core.exceptions import RequestAborted
@@ -40,9 +43,10 @@ request_loop: ContextVar[asyncio.AbstractEventLoop | None] = ContextVar(
 
 
 def _threads() -> int:
-    """The database pool's size (settings: DB_POOL_MAX_SIZE), or 8 without a pool."""
+    """settings.WEB_THREADS, but no more than the database pool has connections."""
     pool = settings.DATABASES["default"].get("OPTIONS", {}).get("pool")
-    return pool["max_size"] if isinstance(pool, dict) else 8
+    size = pool["max_size"] if isinstance(pool, dict) else settings.WEB_THREADS
+    return max(1, min(settings.WEB_THREADS, size))
 
 
 class ThreadedASGIHandler(ASGIHandler):
@@ -73,7 +77,10 @@ class ThreadedASGIHandler(ASGIHandler):
             body_file.close()
 
     def _in_thread(self, function, *args):
-        return sync_to_async(function, thread_sensitive=False, executor=self.executor)(*args)
+        """`function(*args)` on a pool thread, in a copy of this context: asgiref's
+        sync_to_async(thread_sensitive=False) without its set-up on each call."""
+        run = contextvars.copy_context().run
+        return asyncio.get_running_loop().run_in_executor(self.executor, run, function, *args)
 
     def _respond(self, scope, body_file):
         """request_started, the response, request_finished: Django's steps, on one thread."""
