@@ -20,10 +20,11 @@ class NotAuthenticated(ApiError):
     default_detail = _("Log in first.")
 
 
-def client_view(current: engine.Game, seat: int | None) -> dict:
+def client_view(current: engine.Game, seat: int | None, public: dict | None = None) -> dict:
     """The engine's player view as clients get it: the revealed 128-bit seed as a string
-    (JavaScript numbers and the channel layer's msgpack cannot hold it)."""
-    return seed_as_text(engine.player_view(current, seat))
+    (JavaScript numbers and the channel layer's msgpack cannot hold it). `public`: the public
+    view, if the caller has it already (engine.player_view)."""
+    return seed_as_text(engine.player_view(current, seat, public=public))
 
 
 def seed_as_text(view: dict) -> dict:
@@ -131,13 +132,16 @@ def legal_actions(*, game: Game, user) -> dict:
     return {"version": game.version, "seat": seat, "actions": actions}
 
 
-def entry_response(game: Game, current: engine.Game, entry: GameEntry, seat: int | None) -> dict:
-    """What the actor of an entry is answered (stored, so a retry gets the same answer)."""
+def entry_response(
+    game: Game, current: engine.Game, entry: GameEntry, seat: int | None, public: dict | None
+) -> dict:
+    """What the actor of an entry is answered (stored, so a retry gets the same answer);
+    `public`: the public view after it, if the caller has it already."""
     return {
         "seq": entry.seq,
         "version": game.version,
         "notifications": entry.notifications,
-        "view": client_view(current, seat),
+        "view": client_view(current, seat, public),
         "clock_state": _json_safe(clock_of(game)),
     }
 

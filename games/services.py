@@ -332,12 +332,13 @@ def _append(
         notifications=notifications,
         idempotency_key=idempotency_key,
     )
-    entry.response = entry_response(game, current, entry, seat)
+    public = seed_as_text(engine.public_view(current))  # for the answer and the push
+    entry.response = entry_response(game, current, entry, seat, public)
     # entry.save(force_insert=True) and game.save(update_fields=…), precompiled: neither model
     # has save() logic for these (GameEntry.save only refuses updates) nor signal receivers
     rows.insert(entry)
     rows.update(game, SUMMARY_FIELDS)
-    _committed(game, seq, notifications, current, seats=seats)
+    _committed(game, seq, notifications, current, seats=seats, public=public)
     return entry
 
 
@@ -348,17 +349,18 @@ def _committed(
     current: engine.Game,
     *,
     seats: list[SeatInfo] | None = None,
+    public: dict | None = None,
 ) -> None:
     """Once the entry is committed: keep its state, push it to the sockets, and tell the
     player whose turn began. All is taken now, as `current` may be played on before the
-    commit (a deadline and a timeout)."""
+    commit (a deadline and a timeout). `public`: its public view, if the caller has it."""
     snapshot = current.clone()
     push = events.entry_message(
         seq=seq,
         notifications=notifications,
         current=current,
         clock=selectors.clock_of(game),
-        public=seed_as_text(engine.public_view(current)),
+        public=public if public is not None else seed_as_text(engine.public_view(current)),
     )
     active = push["active_seat"]
     starts = {"type": "turn_started", "seat": active}

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 
 from .errors import Code, InvalidSetup
 
@@ -43,7 +43,12 @@ class Options:
         return cls(**data)
 
     def to_json(self) -> dict:
-        return asdict(self)
+        # written out: dataclasses.asdict deep-copies each value, and every view calls this
+        return {
+            "shift_change": self.shift_change,
+            "pickup_before_movement": self.pickup_before_movement,
+            "movement": self.movement,
+        }
 
 
 def check_players(options: Options, players: int) -> None:

@@ -53,9 +53,11 @@ def public_view(game: Game) -> dict:
     return view
 
 
-def player_view(game: Game, seat: int | None = None) -> dict:
-    """The view for seat `seat` (None: a spectator), with that seat's legal actions."""
-    view = public_view(game)
+def player_view(game: Game, seat: int | None = None, *, public: dict | None = None) -> dict:
+    """The view for seat `seat` (None: a spectator), with that seat's legal actions.
+    `public`: `public_view(game)`, if the caller has it already (shared, not copied: neither
+    may change it afterwards)."""
+    view = public_view(game) if public is None else dict(public)
     view["you"] = seat
     mine = seat is not None and game.phase != OVER and seat == game.active
     view["legal_actions"] = [encode_action(a) for a in game.legal_actions()] if mine else []
