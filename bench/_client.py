@@ -343,12 +343,18 @@ async def play_games(
     `first` (a game already set up), then new ones.
 
     One request in flight at a time (the player to move waits for the answer, like a person).
-    `interval`: the players think, so that this pair sends a move every `interval` seconds
-    (from a random start, so pairs do not move in step), or at once when an answer came later
-    than that; None: no thinking, the next move as soon as the answer is in.
+    `interval`: the players think, `interval` seconds between this pair's moves on average:
+    the pair's moves are due at the times of a Poisson process of that mean spacing (random
+    think times, drawn without regard to the server's answers), each sent when due or, if the
+    answer to the previous one came later, as soon as it came. So K pairs together offer a
+    Poisson stream of K / `interval` moves/s, the usual model of many independent users, which
+    a slow answer does not bend. (A schedule restarted from a late answer instead puts every
+    pair held up by the same slow moment in step with the others, and the load turns into
+    bursts that repeat each interval.) None: no thinking, the next move as soon as the answer
+    is in.
     Only moves wholly inside the window are counted."""
     clock = time.perf_counter
-    next_at = None if interval is None else clock() + random.uniform(0, interval)
+    next_at = None if interval is None else clock() + random.expovariate(1 / interval)
     while clock() < window.end:
         if first is not None:
             (table, version, view), first = first, None
@@ -377,7 +383,7 @@ async def play_games(
             url = f"{base}/api/v1/games/{table.game_id}/actions"
             if next_at is not None:
                 await asyncio.sleep(max(next_at - clock(), 0))
-                next_at = max(next_at + interval, clock())
+                next_at += random.expovariate(1 / interval)
             t0 = clock()
             try:
                 status, answer = await request(

@@ -32,8 +32,9 @@ What it does, all on this machine and only over 127.0.0.1:
 5. Then, same server, same K, same connections: the trivial authenticated GET
    (GET /api/v1/me with a token) for `--get-duration` seconds, the denominator of the ratio.
 6. Then (unless `--rate 0`) the same K pairs play new games as people do, thinking between
-   moves: together they offer `--rate` moves/s (default 300, the goal's rate; each pair a
-   move every K / rate seconds, from a random start). With players who never think, K
+   moves: together they offer `--rate` moves/s (default 300, the goal's rate; each pair's
+   moves are due at Poisson times, K / rate seconds apart on average, so that together they
+   are the Poisson stream of many independent players). With players who never think, K
    requests are always in flight, so the mean latency is K / throughput (Little's law: 0.33 s
    at K=100 and 300 moves/s whatever the server) and the p99 goal could only be met at 1,000+
    moves/s; the paced run measures the latency a player sees while the server carries the
@@ -431,11 +432,12 @@ async def run_level(run: Run, session, players, games: int, args) -> dict:
 
 async def paced_moves(run: Run, session, pairs, options, args, meter: CpuMeter) -> dict:
     """The same K games, with players who think: together they offer `--rate` moves/s
-    (each pair a move every K / rate seconds). The latency a player sees at that load."""
+    (each pair a move every K / rate seconds on average, at Poisson times). The latency a
+    player sees at that load."""
     interval = len(pairs) / args.rate
     log(
         f"K={len(pairs)}: paced moves, {args.rate:g}/s offered (a move every {interval:.3f} s "
-        f"per game), {args.warmup:g} s warm-up + {args.duration:g} s"
+        f"per game on average), {args.warmup:g} s warm-up + {args.duration:g} s"
     )
     stats = _client.Stats()
     now = time.perf_counter()
@@ -656,8 +658,8 @@ def parse_args(argv=None):
     )  # fmt: skip
     parser.add_argument(
         "--workers", type=int, default=3,
-        help="uvicorn workers (default 3: on 2 cores, 3 x 8 threads gave the most moves per "
-        "CPU second; BENCHMARKS.md)",
+        help="uvicorn workers (default 3, each with the server's WEB_THREADS threads: on 2 "
+        "cores, 3 x 4 gave the most moves and the lowest p99; BENCHMARKS.md)",
     )  # fmt: skip
     parser.add_argument("--duration", type=float, default=30.0, help="measured seconds of moves")
     parser.add_argument("--warmup", type=float, default=5.0, help="unmeasured seconds first")
