@@ -334,10 +334,10 @@ def _append(
     )
     public = seed_as_text(engine.public_view(current))  # for the answer and the push
     entry.response = entry_response(game, current, entry, seat, public)
-    # entry.save(force_insert=True) and game.save(update_fields=…), precompiled: neither model
-    # has save() logic for these (GameEntry.save only refuses updates) nor signal receivers
-    rows.insert(entry)
-    rows.update(game, SUMMARY_FIELDS)
+    # entry.save(force_insert=True) and game.save(update_fields=…), precompiled and in one
+    # statement on PostgreSQL: neither model has save() logic for these (GameEntry.save only
+    # refuses updates) nor signal receivers, and nothing reads the entry's id
+    rows.insert_and_update(entry, game, SUMMARY_FIELDS)
     _committed(game, seq, notifications, current, seats=seats, public=public)
     return entry
 

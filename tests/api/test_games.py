@@ -215,6 +215,10 @@ def test_a_retry_with_the_same_key_gets_the_first_answer_and_makes_no_second_mov
     assert GameEntry.objects.filter(game_id=game_id).count() == 2
     other = by_seat[0].move(game_id, {"type": "undo"}, 1, key="move-1")
     assert other.status_code == 409 and other.json()["code"] == "idempotency_key_reused"
+    # the engine took the undo; the key's unique constraint refused the entry, and with it the
+    # game row's update (one statement on PostgreSQL)
+    assert GameEntry.objects.filter(game_id=game_id).count() == 2
+    assert Game.objects.get(pk=game_id).version == 1
 
 
 def test_refusals_have_their_own_codes(make_player):
