@@ -1,5 +1,6 @@
 """ASGI entry point: HTTP goes to Django, WebSockets to the Channels consumers."""
 
+import gc
 import os
 import warnings
 
@@ -9,6 +10,8 @@ os.environ.setdefault("DJANGO_SETTINGS_MODULE", "taxi_project.settings")
 
 # Set up Django before importing anything that touches models (auth middleware, consumers).
 django.setup(set_prefix=False)
+
+from django.urls import get_resolver  # noqa: E402
 
 from taxi_project.handler import ThreadedASGIHandler  # noqa: E402
 
@@ -34,3 +37,11 @@ application = ProtocolTypeRouter(
         "websocket": websocket_stack(URLRouter(websocket_urlpatterns)),
     }
 )
+
+# What is loaded by now lives as long as the process: every view and what it imports (the URL
+# patterns, loaded now rather than on the first request), Django, DRF, Channels. Out of the
+# garbage collector's sight (gc.freeze), a full collection no longer walks those objects again:
+# with them, each took 75–200 ms, stopping the process's every request (a server process held
+# about 130,000 objects; BENCHMARKS.md, API).
+get_resolver().url_patterns  # noqa: B018 (imports them)
+gc.freeze()

@@ -1,6 +1,8 @@
 """The skeleton works: HTTP, the user model, the database, the channel layer, Celery, ASGI."""
 
 import importlib
+import subprocess
+import sys
 import uuid
 
 import pytest
@@ -108,3 +110,14 @@ def test_asgi_application_imports():
 
     assert isinstance(asgi.application, ProtocolTypeRouter)
     assert set(asgi.application.application_mapping) == {"http", "websocket"}
+
+
+def test_a_server_process_keeps_what_it_loaded_out_of_the_collectors_sight():
+    """Django, DRF and every view stay for the process's life: after taxi_project.asgi, a full
+    garbage collection no longer walks them (gc.freeze), only what requests left since."""
+    probe = "import gc, taxi_project.asgi; print(gc.get_freeze_count(), len(gc.get_objects()))"
+    found = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, check=True, timeout=120
+    )
+    frozen, tracked = map(int, found.stdout.split())
+    assert frozen > 50_000 and tracked < frozen / 10
