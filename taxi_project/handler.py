@@ -23,9 +23,8 @@ games/events.py) and not waited for.
 from __future__ import annotations
 
 import asyncio
-import contextvars
 from concurrent.futures import ThreadPoolExecutor
-from contextvars import ContextVar
+from contextvars import ContextVar, copy_context
 
 from django.conf import settings
 from django.core import signals
@@ -35,8 +34,9 @@ from django.db import close_old_connections
 from django.http import FileResponse
 from django.urls import set_script_prefix
 
-#: The server's event loop, as the request's thread sees it (asgiref copies the context into
-#: the thread): what need not finish before the response (a push) is handed to it, not awaited.
+#: The server's event loop, as the request's thread sees it (`_in_thread` runs the request in a
+#: copy of the loop's context): what need not finish before the response (a push) is handed to
+#: it, not awaited.
 request_loop: ContextVar[asyncio.AbstractEventLoop | None] = ContextVar(
     "request_loop", default=None
 )
@@ -79,7 +79,7 @@ class ThreadedASGIHandler(ASGIHandler):
     def _in_thread(self, function, *args):
         """`function(*args)` on a pool thread, in a copy of this context: asgiref's
         sync_to_async(thread_sensitive=False) without its set-up on each call."""
-        run = contextvars.copy_context().run
+        run = copy_context().run
         return asyncio.get_running_loop().run_in_executor(self.executor, run, function, *args)
 
     def _respond(self, scope, body_file):
