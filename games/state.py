@@ -74,16 +74,13 @@ def state_for(game: Game) -> engine.Game:
         state = _played(known, game, _actions(game, version))
     else:
         state = replay_from_log(game)
-    _keep(game, game.version, state.clone())
+    remember(game, game.version, state.clone())
     return state
 
 
 def remember(game: Game, version: int, state: engine.Game) -> None:
-    """Keep `state` as the game's state at `version` (call only after the append committed)."""
-    _keep(game, version, state)
-
-
-def _keep(game: Game, version: int, state: engine.Game) -> None:
+    """Keep `state` as the game's state at `version`, a committed one (the row's, or an append's
+    once it committed); never over a newer state of the same game."""
     with _lock:
         cached = _cache.get(game.pk)
         if cached is not None and cached[0] == game.seed_commitment and cached[1] > version:
