@@ -1,19 +1,22 @@
 """The write paths of games: tables (create, join, leave, cancel, start) and the log (moves).
 
-Each service runs in one transaction, locks the game row it changes, and schedules side effects
-(cache, push, deadlines) with `transaction.on_commit`, so nothing is announced that did not
-happen. Refusals are `taxi_project.api_errors` classes with stable codes; engine refusals are
+Each service runs in one transaction that locks the game row it changes, but a move: it reads
+without a lock and appends with one statement that checks the game is still at the version the
+move was checked against (`move_submit`). Side effects (cache, push, deadlines) run with
+`transaction.on_commit`, so nothing is announced that did not happen. Refusals are
+`taxi_project.api_errors` classes with stable codes; engine refusals are
 `games.engine.EngineError`s, mapped to HTTP by the same exception handler.
 """
 
 from __future__ import annotations
 
+import json
 import logging
 import secrets
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
-from django.db import IntegrityError, connection, transaction
+from django.db import IntegrityError, connection, connections, router, transaction
 from django.utils import timezone, translation
 from django.utils.translation import gettext as _
 
@@ -187,36 +190,31 @@ def move_submit(
 ) -> MoveResult:
     """A player's action against the version they saw. Exactly once per idempotency key.
 
-    The happy path costs one row lock (with the seats read in the same statement), one insert
-    and one update: a retry is looked for only when the move cannot be new (stale version,
-    refused by the engine), and a reused key is caught by the database's unique constraint."""
+    Optimistic: the game row, its seats and the log's entries since this process's cached
+    state are read in one statement, the action checked by the engine, and the entry
+    appended by one statement that updates the game row only if it is still at `version`,
+    and inserts the entry only then (`_append`, one atomic statement on PostgreSQL: the
+    UPDATE locks the row, and a concurrent append committed first makes it match nothing).
+    No lock is held while the engine works, and there is no BEGIN or COMMIT of its own. A
+    retry is looked for only when the move cannot be new (stale version, refused by the
+    engine, a version that moved on), and a reused key is caught by the unique constraint."""
+    after = state.cached_version(game_id) or 0
+    game, seats, actions = _game_for_move(game_id, after)
+    mine = next((s for s in seats if s.user_id == user.pk), None)
+    if mine is None:
+        if game.visibility != Game.Visibility.PUBLIC and not user.is_staff:
+            raise NotFound(_("No such game."), code="game_not_found")
+        raise Forbidden(_("You do not play in this game."), code="not_a_player")
+    seat = mine.seat
     try:
-        with transaction.atomic():
-            game, seats = _locked_game_and_seats(game_id)
-            mine = next((s for s in seats if s.user_id == user.pk), None)
-            if mine is None:
-                if game.visibility != Game.Visibility.PUBLIC and not user.is_staff:
-                    raise NotFound(_("No such game."), code="game_not_found")
-                raise Forbidden(_("You do not play in this game."), code="not_a_player")
-            seat = mine.seat
-            try:
-                if game.status == Game.Status.OPEN or game.status == Game.Status.CANCELLED:
-                    raise Conflict(_("The game has not started."), code="game_not_started")
-                if version != game.version:
-                    raise Conflict(
-                        _("The game is at version %(current)s, not %(sent)s.")
-                        % {"current": game.version, "sent": version},
-                        code="stale_version",
-                        current_version=game.version,
-                    )
-                decoded = _player_action(action, seat)
-                current = state.state_for(game)
-                notifications = current.apply(decoded)  # EngineError: nothing is written
-            except (ApiError, engine.EngineError):
-                earlier = _earlier(game_id, user, idempotency_key, action, seat)
-                if earlier is not None:
-                    return earlier
-                raise
+        if game.status == Game.Status.OPEN or game.status == Game.Status.CANCELLED:
+            raise Conflict(_("The game has not started."), code="game_not_started")
+        if version != game.version:
+            raise _stale(game.version, version)
+        decoded = _player_action(action, seat)
+        current = state.state_for(game, caught_up=(after, actions))
+        notifications = current.apply(decoded)  # EngineError: nothing is written
+        try:
             entry = _append(
                 game,
                 current,
@@ -227,12 +225,35 @@ def move_submit(
                 idempotency_key=idempotency_key,
                 seats=seats,
             )
-    except IntegrityError:  # the key was used before (the game row lock rules out a seq race)
+        except VersionMoved:  # another append committed since the row was read
+            raise _stale(_version_now(game_id), version) from None
+    except (ApiError, engine.EngineError):
+        earlier = _earlier(game_id, user, idempotency_key, action, seat)
+        if earlier is not None:
+            return earlier
+        raise
+    except IntegrityError:  # the key was used before (the version check rules out a seq race)
         earlier = _earlier(game_id, user, idempotency_key, action, seat)
         if earlier is not None:
             return earlier
         raise Conflict(_("Another action was accepted first."), code="stale_version") from None
     return MoveResult(body=entry.response, replayed=False)
+
+
+class VersionMoved(Exception):
+    """The game row was no longer at the version an append was built on."""
+
+
+def _stale(current: int, sent: int) -> Conflict:
+    return Conflict(
+        _("The game is at version %(current)s, not %(sent)s.") % {"current": current, "sent": sent},
+        code="stale_version",
+        current_version=current,
+    )
+
+
+def _version_now(game_id: int) -> int:
+    return Game.objects.filter(pk=game_id).values_list("version", flat=True).get()
 
 
 @dataclass(frozen=True)
@@ -264,21 +285,38 @@ _SEATS_SQL = (
     f"SELECT {_SEAT_COLUMNS} FROM {Seat._meta.db_table} s "
     f"INNER JOIN {_USERS} u ON u.id = s.user_id WHERE s.game_id = %s"
 )
-_SEAT_JOINS = (
-    f"LEFT JOIN {Seat._meta.db_table} s ON s.game_id = {Game._meta.db_table}.id "
-    f"LEFT JOIN {_USERS} u ON u.id = s.user_id"
-)
 
 
-def _locked_game_and_seats(game_id: int) -> tuple[Game, list[SeatInfo]]:
-    """`_locked_game` and `_seats` in one statement (one round trip fewer on every move)."""
-    game, seats = rows.get_joined(
-        Game, name="game+seats", columns=_SEAT_COLUMNS, joins=_SEAT_JOINS, for_update=True,
-        pk=game_id,
+def _game_for_move(game_id: int, after: int) -> tuple[Game, list[SeatInfo], list]:
+    """The game row, its seats (`_seats`) and the actions of its log's entries after seq
+    `after` (for `state.state_for(caught_up=)`), in one statement: one snapshot, so the
+    entries are exactly those up to the row's version."""
+    connection = connections[router.db_for_read(Game)]
+    game, extra = rows.get_joined(
+        Game, name="game+seats+actions", columns=_move_columns(connection.vendor),
+        params=[game_id, game_id, after], pk=game_id,
     )  # fmt: skip
     if game is None:
         raise NotFound(_("No such game."), code="game_not_found")
-    return game, _seat_infos(seats)
+    seats, actions = extra[0] if extra else (None, None)
+    return game, _seat_infos(json.loads(seats or "[]")), json.loads(actions or "[]")
+
+
+def _move_columns(vendor: str) -> str:
+    """`_game_for_move`'s two JSON arrays, as text: seats, then actions in seq order."""
+    seats = f"FROM {Seat._meta.db_table} s INNER JOIN {_USERS} u ON u.id = s.user_id"
+    entries = f"FROM {GameEntry._meta.db_table} e WHERE e.game_id = %s AND e.seq > %s"
+    if vendor == "postgresql":
+        return (
+            f"(SELECT json_agg(json_build_array({_SEAT_COLUMNS}))::text {seats} "
+            f"WHERE s.game_id = %s), "
+            f"(SELECT json_agg(e.action ORDER BY e.seq)::text {entries})"
+        )
+    return (  # SQLite
+        f"(SELECT json_group_array(json_array({_SEAT_COLUMNS})) {seats} WHERE s.game_id = %s), "
+        f"(SELECT json_group_array(json(a.action)) FROM (SELECT e.action {entries} "
+        "ORDER BY e.seq) a)"
+    )
 
 
 def _earlier(game_id: int, user, key: str, action: dict, seat: int | None) -> MoveResult | None:
@@ -318,10 +356,13 @@ def _append(
     idempotency_key: str | None = None,
     seats: list[SeatInfo] | None = None,
 ) -> GameEntry:
-    """Append the entry for an action already applied to `current`; update the summary.
-    Callers hold the game row's lock, so the seq is free; the unique constraints stay the
-    last line of defence (an IntegrityError aborts the caller's transaction)."""
-    seq = game.version + 1
+    """Append the entry for an action already applied to `current` (the state at
+    `game.version`); update the summary. Only if the game row is still at that version:
+    else `VersionMoved`, and nothing is written (callers that hold the row's lock never see
+    it). The unique constraints stay the last line of defence: an IntegrityError, with
+    nothing written (a caller's transaction stays usable)."""
+    seen = game.version
+    seq = seen + 1
     _summarise(game, current, version=seq)
     entry = GameEntry(
         game=game,
@@ -334,10 +375,12 @@ def _append(
     )
     public = seed_as_text(engine.public_view(current))  # for the answer and the push
     entry.response = entry_response(game, current, entry, seat, public)
-    # entry.save(force_insert=True) and game.save(update_fields=…), precompiled and in one
-    # statement on PostgreSQL: neither model has save() logic for these (GameEntry.save only
-    # refuses updates) nor signal receivers, and nothing reads the entry's id
-    rows.insert_and_update(entry, game, SUMMARY_FIELDS)
+    # game.save(update_fields=…) if the version is still the one seen, then
+    # entry.save(force_insert=True): precompiled, and one statement on PostgreSQL; neither
+    # model has save() logic for these (GameEntry.save only refuses updates) nor signal
+    # receivers, and nothing reads the entry's id
+    if not rows.insert_if_updated(entry, game, SUMMARY_FIELDS, where={"version": seen}):
+        raise VersionMoved(game.pk)
     _committed(game, seq, notifications, current, seats=seats, public=public)
     return entry
 

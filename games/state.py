@@ -4,8 +4,9 @@ Replay is the only way state is built (STYLE 3). The per-process cache keeps, pe
 state at one version; a caller gets a private clone, and only a committed append puts a newer
 state back. When the game row's version is ahead of the cached state (the moves since landed on
 other processes: with N server processes, most moves do), the missing entries are read from the
-log and applied to a clone — one indexed SELECT of a few rows, as cheap as a shared cache's
-round trip and nothing to write on each move. With nothing cached, the whole log is replayed. A
+log and applied to a clone: a move reads them in the statement that reads the game row
+(`cached_version`, `state_for(caught_up=)`), other callers with one indexed SELECT of a few
+rows; nothing to write on each move. With nothing cached, the whole log is replayed. A
 cached state is keyed by the game's id and seed commitment (a recreated database reuses ids).
 Tests prove a cached and a caught-up state equal a replay.
 """
@@ -59,8 +60,19 @@ def replay_from_log(game: Game) -> engine.Game:
     return _played(engine.replay(game.setup, ()), game, _actions(game, 0))
 
 
-def state_for(game: Game) -> engine.Game:
-    """A private copy of the game's state at `game.version` (the caller may apply to it)."""
+def cached_version(game_id: int) -> int | None:
+    """The version of this process's cached state of the game, if it has one (for a caller to
+    read the entries after it along with the game row: `state_for(…, caught_up=)`)."""
+    cached = _cache.get(game_id)
+    return None if cached is None else cached[1]
+
+
+def state_for(game: Game, *, caught_up: tuple[int, list] | None = None) -> engine.Game:
+    """A private copy of the game's state at `game.version` (the caller may apply to it).
+
+    `caught_up`: (version, the actions of the log's entries after it up to `game.version`),
+    read by the caller with the row (0: the whole log); used when it fits the cached state,
+    else the entries are read here."""
     with _lock:
         cached = _cache.get(game.pk)
         if cached is not None and cached[0] == game.seed_commitment:
@@ -70,7 +82,10 @@ def state_for(game: Game) -> engine.Game:
             version, known = None, None
     if version == game.version:
         return known
-    if version is not None and version < game.version:
+    if caught_up is not None and caught_up[0] == (version or 0):
+        start = known if known is not None else engine.replay(game.setup, ())
+        state = _played(start, game, caught_up[1])
+    elif version is not None and version < game.version:
         state = _played(known, game, _actions(game, version))
     else:
         state = replay_from_log(game)

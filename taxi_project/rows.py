@@ -1,27 +1,31 @@
 """Single-row statements for the hottest paths (a move, a token), compiled once per process.
 
 Django compiles every queryset and every `save()` to SQL anew; on the move path (the token, the
-game row's lock, the seats, the entry's insert, the game's update) that compiling was about
-40 % of a move's server CPU. The statements here are those Django would send, built once per
-model, column list and database from the models' own metadata: the backend's quoting, each
-field's preparation for the database (`get_db_prep_save`, `pre_save` for `auto_now_add`) and
-the backend's and fields' converters for what comes back (`from_db`). Models load through
-`Model.from_db`, as querysets load them. They bypass `Model.save()`, so a model written here
-must have no `save()` logic and no signal receivers that matter (see each caller).
+game row with its seats and recent entries, the game's update and the entry's insert) that
+compiling was about 40 % of a move's server CPU. The statements here are those Django would
+send, built once per model, column list and database from the models' own metadata: the
+backend's quoting, each field's preparation for the database (`get_db_prep_save`, `pre_save`
+for `auto_now_add`) and the backend's and fields' converters for what comes back (`from_db`).
+Models load through `Model.from_db`, as querysets load them. They bypass `Model.save()`, so a
+model written here must have no `save()` logic and no signal receivers that matter (see each
+caller).
 """
 
 from __future__ import annotations
 
-from django.db import connections, router
+from contextlib import nullcontext
+
+from django.db import connections, router, transaction
 
 
 class _Statement:
     """One statement for one database: its SQL and the converters of its result columns."""
 
-    __slots__ = ("sql", "converters")
+    __slots__ = ("sql", "converters", "names")
 
     def __init__(self, sql: str, fields, connection):
         self.sql = sql
+        self.names = ()  # an INSERT's: the attributes of its columns, in order
         self.converters = []
         for index, field in enumerate(fields):
             column = field.get_col(field.model._meta.db_table)
@@ -71,15 +75,27 @@ def get(model, *, for_update: bool = False, **lookup):
     return _select(model, for_update, lookup)[0]
 
 
-def get_joined(model, *, name: str, columns: str, joins: str, for_update: bool = False, **lookup):
-    """`get()`, and in the same SELECT the rows that `joins` (LEFT JOINs, in SQL) reach from it:
-    (the instance or None, [the values of `columns` for each joined row, as the driver gives
-    them]). `name` names the statement (it is compiled once). With `for_update`, only `model`'s
-    row is locked."""
-    return _select(model, for_update, lookup, (name, columns, joins))
+def get_joined(
+    model,
+    *,
+    name: str,
+    columns: str,
+    joins: str = "",
+    params=(),
+    for_update: bool = False,
+    **lookup,
+):
+    """`get()`, and in the same SELECT the SQL expressions `columns` (with `params` for their
+    `%s`: scalar subqueries, say) and the rows that `joins` (LEFT JOINs, in SQL) reach from it:
+    (the instance or None, [the values of `columns` for each row, as the driver gives them;
+    rows whose values are all NULL left out]). `name` names the statement (it is compiled
+    once). With `for_update`, only `model`'s row is locked."""
+    return _select(model, for_update, lookup, (name, columns, joins), params)
 
 
-def _select(model, for_update: bool, lookup: dict, joined: tuple[str, str, str] | None = None):
+def _select(
+    model, for_update: bool, lookup: dict, joined: tuple[str, str, str] | None = None, params=()
+):
     ((field_name, value),) = lookup.items()
     connection = connections[
         router.db_for_write(model) if for_update else router.db_for_read(model)
@@ -103,7 +119,7 @@ def _select(model, for_update: bool, lookup: dict, joined: tuple[str, str, str] 
         return None, []
     statement = _statement(("select", model, where.attname, lock, name), connection, build)
     with connection.cursor() as cursor:
-        cursor.execute(statement.sql, [where.get_db_prep_value(value, connection)])
+        cursor.execute(statement.sql, [*params, where.get_db_prep_value(value, connection)])
         found = cursor.fetchall() if joined else cursor.fetchmany(1)
     if not found:
         return None, []
@@ -150,80 +166,85 @@ def get_with(model, related: str, **lookup):
     return instance
 
 
-def insert(instance) -> None:
-    """`instance.save(force_insert=True)` without `save()`'s own logic: an INSERT of every
-    concrete field (`auto_now_add` filled in), the new primary key read back."""
-    connection = connections[router.db_for_write(type(instance))]
-    statement, params, pk_unset = _insert(instance, connection, read_pk=True)
-    meta = instance._meta
-    with connection.cursor() as cursor:
-        cursor.execute(statement.sql, params)
-        if pk_unset:
-            if connection.features.can_return_columns_from_insert:
-                pk = statement.convert(cursor.fetchone(), connection)[0]
-            else:
-                pk = connection.ops.last_insert_id(cursor, meta.db_table, meta.pk.column)
-            setattr(instance, meta.pk.attname, pk)
-    _inserted(instance, connection)
+def insert_if_updated(new, changed, fields: list[str], *, where: dict) -> bool:
+    """`changed.save(update_fields=fields)` on the condition that its row's columns still hold
+    the values of `where` (by field name: {"version": 4}, the value before the update), and
+    only if that updated the row, the INSERT of `new` (its primary key not read back). True if
+    both were done, False if the condition failed and nothing was written.
 
-
-def update(instance, fields: list[str]) -> None:
-    """`instance.save(update_fields=fields)` without `save()`'s own logic: one UPDATE by
-    primary key (`auto_now` filled in)."""
-    connection = connections[router.db_for_write(type(instance))]
-    statement, params = _update(instance, fields, connection)
-    with connection.cursor() as cursor:
-        cursor.execute(statement.sql, params)
-
-
-def insert_and_update(new, changed, fields: list[str]) -> None:
-    """`insert(new)`, its primary key not read back, then `update(changed, fields)`. On
-    PostgreSQL one statement, the INSERT in a data-modifying WITH (one round trip instead of
-    two; it fails or succeeds whole); elsewhere the two statements."""
+    On PostgreSQL one statement: the conditional UPDATE in a data-modifying WITH feeds the
+    INSERT's one row (its values cast to the columns' types, as a SELECT's are not inferred
+    from the INSERT's columns), so both happen or neither, in one round trip, and a statement
+    that waited for another transaction's lock on the row checks the condition against what
+    that transaction committed. Elsewhere the two statements, in a transaction."""
     connection = connections[router.db_for_write(type(new))]
-    if connection.vendor != "postgresql" or router.db_for_write(type(changed)) != connection.alias:
-        insert(new)
-        update(changed, fields)
-        return
-    adding, add_params, _ = _insert(new, connection, read_pk=False)
-    changing, change_params = _update(changed, fields, connection)
+    changing, change_params = _update(changed, fields, connection, where)
+    adding, add_params = _insert(new, connection)
+    one_statement = (
+        connection.vendor == "postgresql" and router.db_for_write(type(changed)) == connection.alias
+    )
+    # In a caller's transaction, a savepoint: a failure (a unique key) leaves it usable.
+    with (
+        transaction.atomic(using=connection.alias)
+        if (connection.in_atomic_block or not one_statement)
+        else nullcontext()
+    ):
+        with connection.cursor() as cursor:
+            if one_statement:
+                cursor.execute(_then_insert(changing, adding, new, connection).sql,
+                               [*change_params, *add_params])  # fmt: skip
+                if cursor.rowcount != 1:
+                    return False
+            else:
+                cursor.execute(changing.sql, change_params)
+                if cursor.rowcount != 1:
+                    return False
+                cursor.execute(adding.sql, add_params)
+    _inserted(new, connection)
+    return True
+
+
+def _then_insert(changing: _Statement, adding: _Statement, new, connection) -> _Statement:
+    """`insert_if_updated`'s statement on PostgreSQL."""
+    meta = new._meta
+    fields = [f for f in meta.concrete_fields if f.attname in adding.names]
 
     def build(quote):
-        return f"WITH inserted AS ({adding.sql}) {changing.sql}", []
+        values = ", ".join(f"CAST(%s AS {f.cast_db_type(connection)})" for f in fields)
+        sql = (
+            f"WITH changed AS ({changing.sql} RETURNING 1) "
+            f"INSERT INTO {quote(meta.db_table)} "
+            f"({', '.join(quote(f.column) for f in fields)}) SELECT {values} FROM changed"
+        )
+        return sql, []
 
-    key = ("insert+update", type(new), adding.sql, changing.sql)
-    statement = _statement(key, connection, build)
-    with connection.cursor() as cursor:
-        cursor.execute(statement.sql, [*add_params, *change_params])
-    _inserted(new, connection)
+    return _statement(("update+insert", type(new), adding.sql, changing.sql), connection, build)
 
 
-def _insert(instance, connection, *, read_pk: bool) -> tuple[_Statement, list, bool]:
-    """The INSERT of `insert()`, its parameters, and whether the primary key is the
-    database's to choose."""
+def _insert(instance, connection) -> tuple[_Statement, list]:
+    """An INSERT of every concrete field of `instance` (`auto_now_add` filled in; an automatic
+    primary key left unset is the database's to choose, as in `Model.save()`), without its
+    `save()` logic, and its parameters."""
     model = type(instance)
     meta = model._meta
-    # as Model.save(): an automatic primary key left unset is the database's to choose
     fields = [
         f
         for f in meta.concrete_fields
         if not (f.primary_key and getattr(instance, f.attname) is None)
     ]
-    returning = read_pk and connection.features.can_return_columns_from_insert
 
     def build(quote):
         sql = (
             f"INSERT INTO {quote(meta.db_table)} ({', '.join(quote(f.column) for f in fields)}) "
             f"VALUES ({', '.join(['%s'] * len(fields))})"
         )
-        if returning:
-            sql += f" RETURNING {quote(meta.db_table)}.{quote(meta.pk.column)}"
-        return sql, [meta.pk]
+        return sql, []
 
     names = tuple(f.attname for f in fields)
-    statement = _statement(("insert", model, names, returning), connection, build)
+    statement = _statement(("insert", model, names), connection, build)
+    statement.names = names
     params = [f.get_db_prep_save(f.pre_save(instance, True), connection) for f in fields]
-    return statement, params, meta.pk.attname not in names
+    return statement, params
 
 
 def _inserted(instance, connection) -> None:
@@ -231,18 +252,22 @@ def _inserted(instance, connection) -> None:
     instance._state.db = connection.alias
 
 
-def _update(instance, fields: list[str], connection) -> tuple[_Statement, list]:
-    """The UPDATE of `update()` and its parameters."""
+def _update(instance, fields: list[str], connection, where: dict) -> tuple[_Statement, list]:
+    """The UPDATE of `instance`'s `fields`, by primary key and the conditions `where` (field
+    name: value), and its parameters."""
     model = type(instance)
     meta = model._meta
     chosen = [meta.get_field(name) for name in fields]
+    conditions = [meta.get_field(name) for name in where]
 
     def build(quote):
         sets = ", ".join(f"{quote(f.column)} = %s" for f in chosen)
+        matches = "".join(f" AND {quote(f.column)} = %s" for f in conditions)
         sql = f"UPDATE {quote(meta.db_table)} SET {sets} WHERE {quote(meta.pk.column)} = %s"
-        return sql, []
+        return sql + matches, []
 
-    statement = _statement(("update", model, tuple(fields)), connection, build)
+    statement = _statement(("update", model, tuple(fields), tuple(where)), connection, build)
     params = [f.get_db_prep_save(f.pre_save(instance, False), connection) for f in chosen]
     params.append(meta.pk.get_db_prep_value(instance.pk, connection))
+    params.extend(f.get_db_prep_value(where[f.name], connection) for f in conditions)
     return statement, params

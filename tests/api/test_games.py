@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import uuid
 from datetime import timedelta
 
 import pytest
@@ -425,6 +426,93 @@ def test_a_state_cached_at_an_older_version_catches_up_from_the_log(make_player,
     game.version -= 1
     older = state.state_for(game)
     assert len(older.history) == game.version and older != replayed
+
+
+def test_a_move_reads_the_entries_its_cached_state_lacks_with_the_game_row(
+    make_player, monkeypatch
+):
+    """A move on a process that last saw the game some moves ago, or never: the entries it
+    lacks come in the same statement as the game row (no second read, no separate replay),
+    and the state it moves from equals a replay of the log."""
+    players = [make_player(), make_player()]
+    game_id = start_game(players, movement="fast")
+    by_seat = seat_players(game_id, players)
+
+    def move(version):
+        game = Game.objects.get(pk=game_id)
+        response = by_seat[game.active_seat].move(game_id, autopilot_choice(game_id), version)
+        assert response.status_code == 201, response.json()
+
+    for version in range(4):
+        move(version)
+    seen = Game.objects.get(pk=game_id)
+    earlier = state.state_for(seen)
+    for version in range(4, 9):
+        move(version)
+
+    def refused(*args, **kwargs):
+        raise AssertionError("the move read the log apart from the game row")
+
+    for cached in (earlier, None):  # five moves behind; nothing cached
+        game = Game.objects.get(pk=game_id)
+        action = autopilot_choice(game_id)
+        state.forget_all()
+        if cached is not None:
+            state.remember(seen, seen.version, cached.clone())
+        with monkeypatch.context() as patch:
+            patch.setattr(state, "_actions", refused)
+            patch.setattr(state, "replay_from_log", refused)
+            response = by_seat[game.active_seat].move(game_id, action, game.version)
+        assert response.status_code == 201, response.json()
+        moved = Game.objects.get(pk=game_id)
+        assert moved.version == game.version + 1
+        assert state.state_for(moved) == state.replay_from_log(moved)
+
+
+def test_an_append_committed_while_a_move_is_checked_wins_and_the_move_is_stale(
+    make_player, monkeypatch
+):
+    """Moves hold no lock while the engine checks them: the append is conditional on the
+    version the move was checked against. A moderator's action that lands in between wins;
+    the move is refused as stale with the version now, and nothing of it is written."""
+    from django.contrib.auth.models import Group
+
+    from games import moderation
+
+    players = [make_player(), make_player(), make_player()]
+    game_id = start_game(players)
+    by_seat = seat_players(game_id, players)
+    moderator = make_player().user
+    moderator.is_staff = True
+    moderator.save()
+    moderator.groups.add(Group.objects.get(name="moderators"))
+    game = Game.objects.get(pk=game_id)
+    mover, idle = game.active_seat, (game.active_seat + 1) % 3
+    action, key = autopilot_choice(game_id), uuid.uuid4().hex
+    checked = state.state_for
+
+    def meanwhile(game, **kwargs):
+        found = checked(game, **kwargs)
+        monkeypatch.setattr(state, "state_for", checked)
+        moderation.seat_zombify(moderator=moderator, game_id=game_id, seat=idle, reason="away")
+        return found
+
+    monkeypatch.setattr(state, "state_for", meanwhile)
+    response = by_seat[mover].move(game_id, action, 0, key=key)
+    assert response.status_code == 409, response.json()
+    assert response.json()["code"] == "stale_version"
+    assert response.json()["current_version"] == 1
+    log = list(GameEntry.objects.filter(game_id=game_id).order_by("seq"))
+    assert [entry.seq for entry in log] == [0, 1]
+    assert log[1].actor_id == moderator.pk and log[1].idempotency_key is None
+    assert Game.objects.get(pk=game_id).version == 1
+    # the same request again is still stale: no answer was stored for its key
+    again = by_seat[mover].move(game_id, action, 0, key=key)
+    assert again.status_code == 409 and again.json()["current_version"] == 1
+    # against the version now, it is accepted
+    accepted = by_seat[mover].move(game_id, action, 1, key=key)
+    assert accepted.status_code == 201, accepted.json()
+    assert accepted.json()["version"] == 2
 
 
 def test_schema_is_served_and_documents_the_games_api(make_player):
