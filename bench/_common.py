@@ -24,6 +24,27 @@ def log(message: str) -> None:
 # ---------------------------------------------------------------------------------- CPU
 
 
+def machine_speed() -> float:
+    """CPU milliseconds this machine takes for a fixed piece of pure-Python work: the engine
+    playing the same 20 two-player games with the autopilot, the best of five tries. This VM's
+    speed changes within the hour (a move's server CPU has varied by 2× with the same code), so
+    two runs compare only at similar figures; lower is faster."""
+    if str(ROOT) not in sys.path:
+        sys.path.insert(0, str(ROOT))
+    from games.engine.options import Options
+    from games.engine.replay import Setup
+    from games.engine.simulate import play
+
+    play(Setup(options=Options(), players=2, seed=0))  # loads the board, warms the caches
+    best = float("inf")
+    for _ in range(5):
+        start = time.process_time()
+        for seed in range(1, 21):
+            play(Setup(options=Options(), players=2, seed=seed))
+        best = min(best, time.process_time() - start)
+    return round(1000 * best, 1)
+
+
 def machine_cpu() -> tuple[float, float]:
     """(busy, total) CPU seconds of the machine since boot."""
     with open("/proc/stat") as f:

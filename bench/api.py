@@ -78,7 +78,15 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from bench._common import drop_database, log, machine_cpu, proc_stats, recreate_database, wait_quiet  # noqa: E402
+from bench._common import (  # noqa: E402
+    drop_database,
+    log,
+    machine_cpu,
+    machine_speed,
+    proc_stats,
+    recreate_database,
+    wait_quiet,
+)
 
 try:
     import aiohttp
@@ -760,6 +768,7 @@ def main(argv=None) -> int:
     signal.signal(signal.SIGHUP, on_signal)
     try:
         busy = wait_quiet(args.wait_idle)
+        speed_before = machine_speed()
         run.create_database()
         run.start_server()
         env_info = environment(args, run)
@@ -775,12 +784,19 @@ def main(argv=None) -> int:
             env_info["client_loop"] = "asyncio"
         with asyncio.Runner(loop_factory=loop_factory) as runner:
             levels = runner.run(bench(run, args))
+        env_info["machine_speed_ms"] = {"before": speed_before, "after": machine_speed()}
     except BaseException:
         run.failed = True
         raise
     finally:
         run.cleanup()
     report(levels, args)
+    speed = env_info["machine_speed_ms"]
+    print(
+        f"\nMachine speed: {speed['before']} ms before the run, {speed['after']} ms after, of CPU"
+        " for fixed engine work (bench/_common.py: machine_speed; lower is faster; compare runs"
+        " only at similar figures)"
+    )
     if args.json:
         path = Path(args.json)
         path.parent.mkdir(parents=True, exist_ok=True)

@@ -207,9 +207,9 @@ def insert_if_updated(new, changed, fields: list[str], *, where: dict) -> bool:
 def _then_insert(changing: _Statement, adding: _Statement, new, connection) -> _Statement:
     """`insert_if_updated`'s statement on PostgreSQL."""
     meta = new._meta
-    fields = [f for f in meta.concrete_fields if f.attname in adding.names]
 
     def build(quote):
+        fields = [f for f in meta.concrete_fields if f.attname in adding.names]
         values = ", ".join(f"CAST(%s AS {f.cast_db_type(connection)})" for f in fields)
         sql = (
             f"WITH changed AS ({changing.sql} RETURNING 1) "
