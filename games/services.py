@@ -292,13 +292,13 @@ def _game_for_move(game_id: int, after: int) -> tuple[Game, list[SeatInfo], list
     `after` (for `state.state_for(caught_up=)`), in one statement: one snapshot, so the
     entries are exactly those up to the row's version."""
     connection = connections[router.db_for_read(Game)]
-    game, extra = rows.get_joined(
+    game, found = rows.get_and(
         Game, name="game+seats+actions", columns=_move_columns(connection.vendor),
         params=[game_id, game_id, after], pk=game_id,
     )  # fmt: skip
     if game is None:
         raise NotFound(_("No such game."), code="game_not_found")
-    seats, actions = extra[0] if extra else (None, None)
+    seats, actions = found
     return game, _seat_infos(json.loads(seats or "[]")), json.loads(actions or "[]")
 
 

@@ -72,30 +72,17 @@ def _columns(fields, table: str, quote) -> str:
 def get(model, *, for_update: bool = False, **lookup):
     """`model.objects[.select_for_update()].filter(column=value).first()` for one equality
     lookup on a unique column (by field name), all concrete fields loaded; None if no row."""
-    return _select(model, for_update, lookup)[0]
+    return _select(model, lookup, for_update=for_update)[0]
 
 
-def get_joined(
-    model,
-    *,
-    name: str,
-    columns: str,
-    joins: str = "",
-    params=(),
-    for_update: bool = False,
-    **lookup,
-):
+def get_and(model, *, name: str, columns: str, params=(), **lookup):
     """`get()`, and in the same SELECT the SQL expressions `columns` (with `params` for their
-    `%s`: scalar subqueries, say) and the rows that `joins` (LEFT JOINs, in SQL) reach from it:
-    (the instance or None, [the values of `columns` for each row, as the driver gives them;
-    rows whose values are all NULL left out]). `name` names the statement (it is compiled
-    once). With `for_update`, only `model`'s row is locked."""
-    return _select(model, for_update, lookup, (name, columns, joins), params)
+    `%s`: scalar subqueries, say): (the instance or None, the values of `columns` as the
+    driver gives them). `name` names the statement (it is compiled once)."""
+    return _select(model, lookup, name=name, columns=columns, params=params)
 
 
-def _select(
-    model, for_update: bool, lookup: dict, joined: tuple[str, str, str] | None = None, params=()
-):
+def _select(model, lookup: dict, *, for_update=False, name="", columns="", params=()):
     ((field_name, value),) = lookup.items()
     connection = connections[
         router.db_for_write(model) if for_update else router.db_for_read(model)
@@ -104,29 +91,28 @@ def _select(
     fields = meta.concrete_fields
     where = meta.pk if field_name == "pk" else meta.get_field(field_name)
     lock = for_update and connection.features.has_select_for_update
-    name, columns, joins = joined or ("", "", "")
 
     def build(quote):
         table = quote(meta.db_table)
         sql = (
             f"SELECT {', '.join(filter(None, [_columns(fields, meta.db_table, quote), columns]))} "
-            f"FROM {table} {joins} WHERE {table}.{quote(where.column)} = %s"
+            f"FROM {table} WHERE {table}.{quote(where.column)} = %s"
             f"{f' FOR UPDATE OF {table}' if lock else ''}"
         )
         return sql, fields
 
     if _beyond(where, value, connection):
-        return None, []
+        return None, ()
     statement = _statement(("select", model, where.attname, lock, name), connection, build)
     with connection.cursor() as cursor:
         cursor.execute(statement.sql, [*params, where.get_db_prep_value(value, connection)])
-        found = cursor.fetchall() if joined else cursor.fetchmany(1)
-    if not found:
-        return None, []
+        row = cursor.fetchone()
+    if row is None:
+        return None, ()
     width = len(fields)
-    values = statement.convert(found[0][:width], connection)
+    values = statement.convert(row[:width], connection)
     instance = model.from_db(connection.alias, [f.attname for f in fields], values)
-    return instance, [row[width:] for row in found if any(v is not None for v in row[width:])]
+    return instance, row[width:]
 
 
 def get_with(model, related: str, **lookup):
