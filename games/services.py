@@ -281,10 +281,10 @@ def _seat_infos(found) -> list[SeatInfo]:
 
 _SEAT_COLUMNS = "s.seat, s.user_id, u.email_on_turn, u.email"
 _USERS = Seat._meta.get_field("user").related_model._meta.db_table
-_SEATS_SQL = (
-    f"SELECT {_SEAT_COLUMNS} FROM {Seat._meta.db_table} s "
-    f"INNER JOIN {_USERS} u ON u.id = s.user_id WHERE s.game_id = %s"
+_SEATS_FROM = (
+    f"FROM {Seat._meta.db_table} s INNER JOIN {_USERS} u ON u.id = s.user_id WHERE s.game_id = %s"
 )
+_SEATS_SQL = f"SELECT {_SEAT_COLUMNS} {_SEATS_FROM}"
 
 
 def _game_for_move(game_id: int, after: int) -> tuple[Game, list[SeatInfo], list]:
@@ -304,16 +304,14 @@ def _game_for_move(game_id: int, after: int) -> tuple[Game, list[SeatInfo], list
 
 def _move_columns(vendor: str) -> str:
     """`_game_for_move`'s two JSON arrays, as text: seats, then actions in seq order."""
-    seats = f"FROM {Seat._meta.db_table} s INNER JOIN {_USERS} u ON u.id = s.user_id"
     entries = f"FROM {GameEntry._meta.db_table} e WHERE e.game_id = %s AND e.seq > %s"
     if vendor == "postgresql":
         return (
-            f"(SELECT json_agg(json_build_array({_SEAT_COLUMNS}))::text {seats} "
-            f"WHERE s.game_id = %s), "
+            f"(SELECT json_agg(json_build_array({_SEAT_COLUMNS}))::text {_SEATS_FROM}), "
             f"(SELECT json_agg(e.action ORDER BY e.seq)::text {entries})"
         )
     return (  # SQLite
-        f"(SELECT json_group_array(json_array({_SEAT_COLUMNS})) {seats} WHERE s.game_id = %s), "
+        f"(SELECT json_group_array(json_array({_SEAT_COLUMNS})) {_SEATS_FROM}), "
         f"(SELECT json_group_array(json(a.action)) FROM (SELECT e.action {entries} "
         "ORDER BY e.seq) a)"
     )

@@ -21,11 +21,10 @@ from django.db import connections, router, transaction
 class _Statement:
     """One statement for one database: its SQL and the converters of its result columns."""
 
-    __slots__ = ("sql", "converters", "names")
+    __slots__ = ("sql", "converters")
 
     def __init__(self, sql: str, fields, connection):
         self.sql = sql
-        self.names = ()  # an INSERT's: the attributes of its columns, in order
         self.converters = []
         for index, field in enumerate(fields):
             column = field.get_col(field.model._meta.db_table)
@@ -165,7 +164,7 @@ def insert_if_updated(new, changed, fields: list[str], *, where: dict) -> bool:
     that transaction committed. Elsewhere the two statements, in a transaction."""
     connection = connections[router.db_for_write(type(new))]
     changing, change_params = _update(changed, fields, connection, where)
-    adding, add_params = _insert(new, connection)
+    adding, add_params, added = _insert(new, connection)
     one_statement = (
         connection.vendor == "postgresql" and router.db_for_write(type(changed)) == connection.alias
     )
@@ -177,7 +176,7 @@ def insert_if_updated(new, changed, fields: list[str], *, where: dict) -> bool:
     ):
         with connection.cursor() as cursor:
             if one_statement:
-                cursor.execute(_then_insert(changing, adding, new, connection).sql,
+                cursor.execute(_then_insert(changing, adding, added, connection).sql,
                                [*change_params, *add_params])  # fmt: skip
                 if cursor.rowcount != 1:
                     return False
@@ -190,12 +189,11 @@ def insert_if_updated(new, changed, fields: list[str], *, where: dict) -> bool:
     return True
 
 
-def _then_insert(changing: _Statement, adding: _Statement, new, connection) -> _Statement:
-    """`insert_if_updated`'s statement on PostgreSQL."""
-    meta = new._meta
+def _then_insert(changing: _Statement, adding: _Statement, fields, connection) -> _Statement:
+    """`insert_if_updated`'s statement on PostgreSQL (`fields`: those `adding` inserts)."""
+    meta = fields[0].model._meta
 
     def build(quote):
-        fields = [f for f in meta.concrete_fields if f.attname in adding.names]
         values = ", ".join(f"CAST(%s AS {f.cast_db_type(connection)})" for f in fields)
         sql = (
             f"WITH changed AS ({changing.sql} RETURNING 1) "
@@ -204,13 +202,13 @@ def _then_insert(changing: _Statement, adding: _Statement, new, connection) -> _
         )
         return sql, []
 
-    return _statement(("update+insert", type(new), adding.sql, changing.sql), connection, build)
+    return _statement(("update+insert", meta.model, adding.sql, changing.sql), connection, build)
 
 
-def _insert(instance, connection) -> tuple[_Statement, list]:
+def _insert(instance, connection) -> tuple[_Statement, list, list]:
     """An INSERT of every concrete field of `instance` (`auto_now_add` filled in; an automatic
     primary key left unset is the database's to choose, as in `Model.save()`), without its
-    `save()` logic, and its parameters."""
+    `save()` logic, its parameters, and the fields it inserts."""
     model = type(instance)
     meta = model._meta
     fields = [
@@ -228,9 +226,8 @@ def _insert(instance, connection) -> tuple[_Statement, list]:
 
     names = tuple(f.attname for f in fields)
     statement = _statement(("insert", model, names), connection, build)
-    statement.names = names
     params = [f.get_db_prep_save(f.pre_save(instance, True), connection) for f in fields]
-    return statement, params
+    return statement, params, fields
 
 
 def _inserted(instance, connection) -> None:
