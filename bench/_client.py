@@ -140,6 +140,7 @@ class Window:
 @dataclass
 class Stats:
     latencies: list[float] = field(default_factory=list)  # accepted (201 / 200), seconds
+    answered_at: list[float] = field(default_factory=list)  # perf_counter of each of those
     codes: Counter = field(default_factory=Counter)  # every status in the window ("exc:…")
     error_bodies: Counter = field(default_factory=Counter)  # (status, code) of non-2xx
     first_errors: list[str] = field(default_factory=list)  # a few bodies, for diagnosis
@@ -151,6 +152,10 @@ class Stats:
     resyncs: int = 0
     setup_latencies: list[float] = field(default_factory=list)  # create/join/detail in window
     setup_errors: Counter = field(default_factory=Counter)  # (status, code) of failed setups
+
+    def accepted(self, t0: float, t1: float) -> None:
+        self.latencies.append(t1 - t0)
+        self.answered_at.append(t1)
 
     def error(self, status: int | str, body) -> None:
         code = body.get("code") if isinstance(body, dict) else None
@@ -399,7 +404,7 @@ async def play_games(
                 stats.outside_window += 1
             if status in (200, 201):
                 if inside:
-                    stats.latencies.append(t1 - t0)
+                    stats.accepted(t0, t1)
                 version, view, mover = answer["version"], answer["view"], seat
                 errors_in_a_row = 0
                 continue
@@ -443,6 +448,6 @@ async def get_loop(
             continue
         stats.codes[status] += 1
         if status == 200:
-            stats.latencies.append(t1 - t0)
+            stats.accepted(t0, t1)
         else:
             stats.error(status, body)

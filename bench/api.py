@@ -58,6 +58,7 @@ import argparse
 import asyncio
 import atexit
 import datetime
+import itertools
 import json
 import os
 import platform
@@ -335,7 +336,26 @@ def _ms(seconds: float | None) -> float | None:
     return None if seconds is None else round(seconds * 1000, 2)
 
 
-def _summary(stats: _client.Stats, duration: float) -> dict:
+def _timeline(stats: _client.Stats, window: _client.Window) -> dict:
+    """Accepted answers per second of the window, and the longest time with none: a stall
+    (a pause of the server, the database or the machine) shows here, not in the mean."""
+    seconds = max(int(window.end - window.start), 1)
+    per_second = [0] * seconds
+    for t in stats.answered_at:
+        per_second[min(int(t - window.start), seconds - 1)] += 1
+    times = [window.start, *sorted(stats.answered_at), window.end]
+    gaps = [(b - a, a - window.start) for a, b in itertools.pairwise(times)]
+    gap, at = max(gaps)
+    return {
+        "per_second": per_second,
+        "slowest_second": min(per_second),
+        "longest_gap_ms": _ms(gap),
+        "longest_gap_at_s": round(at, 2),
+    }
+
+
+def _summary(stats: _client.Stats, window: _client.Window) -> dict:
+    duration = window.end - window.start
     lat = stats.latencies
     non_2xx = {str(k): v for k, v in stats.codes.items() if not (isinstance(k, int) and k < 300)}
     return {
@@ -351,6 +371,7 @@ def _summary(stats: _client.Stats, duration: float) -> dict:
         "errors_by_code": non_2xx,
         "error_codes": {f"{s} {c}": n for (s, c), n in stats.error_bodies.items()},
         "first_errors": stats.first_errors,
+        "timeline": _timeline(stats, window),
     }
 
 
@@ -387,7 +408,7 @@ async def run_level(run: Run, session, players, games: int, args) -> dict:
     crashed = [r for r in results if isinstance(r, BaseException)]
     if crashed:
         raise RuntimeError(f"{len(crashed)} game loops failed; first: {crashed[0]!r}")
-    moves = _summary(stats, args.duration)
+    moves = _summary(stats, window)
     moves.update(
         games_started=stats.games_started,
         games_finished=stats.games_finished,
@@ -416,7 +437,7 @@ async def run_level(run: Run, session, players, games: int, args) -> dict:
         *(_client.get_loop(session, url, players[i], window, gstats) for i in range(games))
     )
     get_cpu = await cpu_task
-    gets = _summary(gstats, args.get_duration)
+    gets = _summary(gstats, window)
     gets["cpu"] = get_cpu
     if gets["accepted"]:
         gets.update(cpu_per_op(get_cpu, gets["accepted"]))
@@ -462,7 +483,7 @@ async def paced_moves(run: Run, session, pairs, options, args, meter: CpuMeter) 
     crashed = [r for r in results if isinstance(r, BaseException)]
     if crashed:
         raise RuntimeError(f"{len(crashed)} paced game loops failed; first: {crashed[0]!r}")
-    paced = _summary(stats, args.duration)
+    paced = _summary(stats, window)
     paced.update(offered_per_s=args.rate, interval_s=interval, cpu=cpu)
     return paced
 
@@ -568,6 +589,20 @@ def report(levels: list[dict], args) -> None:
                 f"{lv['games']:>4} | {p['offered_per_s']:>9g} {p['per_s']:>8.1f} "
                 f"{_f(p['p50_ms']):>6} {_f(p['p95_ms']):>6} {_f(p['p99_ms']):>6} "
                 f"{p['errors']:>4}"
+            )
+    print()
+    print("Accepted answers per second of each window (fewest / median / most), longest pause")
+    for lv in levels:
+        phases = [("moves", lv["moves"]), ("GET", lv["get_me"])]
+        if lv.get("paced"):
+            phases.append(("paced", lv["paced"]))
+        for name, phase in phases:
+            tl = phase["timeline"]
+            counts = sorted(tl["per_second"])
+            print(
+                f"  K={lv['games']:<4} {name:<5} {counts[0]} / {counts[len(counts) // 2]} / "
+                f"{counts[-1]} per s; no answer for {tl['longest_gap_ms']:.0f} ms "
+                f"(from {tl['longest_gap_at_s']:.1f} s into the window)"
             )
     print()
     print(
