@@ -8,7 +8,9 @@ from rest_framework.pagination import LimitOffsetPagination
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from accounts.authentication import SessionAuthentication
 from games import engine, moderation, selectors, services
+from games.authentication import MoveTokenAuthentication
 from games.serializers import (
     ChatMessageSerializer,
     ErrorSerializer,
@@ -150,6 +152,8 @@ class GameDetailApi(APIView):
 
 
 class GameActionsApi(APIView):
+    # a move's token is read with the game (games/authentication.py)
+    authentication_classes = [MoveTokenAuthentication, SessionAuthentication]
     throttle_classes = [MoveRateThrottle]  # POST only: moves per user (games/throttles.py)
 
     @extend_schema(
@@ -179,6 +183,7 @@ class GameActionsApi(APIView):
             action=data["action"],
             version=data["version"],
             idempotency_key=data["idempotency_key"],
+            read=getattr(request, "move_read", None),
         )
         code = status.HTTP_200_OK if result.replayed else status.HTTP_201_CREATED
         return Response(result.body, status=code)

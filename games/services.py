@@ -186,7 +186,13 @@ class MoveResult:
 
 
 def move_submit(
-    *, game_id: int, user, action: dict, version: int, idempotency_key: str
+    *,
+    game_id: int,
+    user,
+    action: dict,
+    version: int,
+    idempotency_key: str,
+    read: MoveRead | None = None,
 ) -> MoveResult:
     """A player's action against the version they saw. Exactly once per idempotency key.
 
@@ -197,9 +203,13 @@ def move_submit(
     UPDATE locks the row, and a concurrent append committed first makes it match nothing).
     No lock is held while the engine works, and there is no BEGIN or COMMIT of its own. A
     retry is looked for only when the move cannot be new (stale version, refused by the
-    engine, a version that moved on), and a reused key is caught by the unique constraint."""
-    after = state.cached_version(game_id) or 0
-    game, seats, actions = _game_for_move(game_id, after)
+    engine, a version that moved on), and a reused key is caught by the unique constraint.
+
+    `read`: the game's `move_read`, if the caller made it (with the token's: `MoveRead`)."""
+    read = read if read is not None else move_read(game_id)
+    game, seats, actions = read.game, read.seats, read.actions
+    if game is None:
+        raise NotFound(_("No such game."), code="game_not_found")
     mine = next((s for s in seats if s.user_id == user.pk), None)
     if mine is None:
         if game.visibility != Game.Visibility.PUBLIC and not user.is_staff:
@@ -212,7 +222,7 @@ def move_submit(
         if version != game.version:
             raise _stale(game.version, version)
         decoded = _player_action(action, seat)
-        current = state.state_for(game, caught_up=(after, actions))
+        current = state.state_for(game, caught_up=(read.after, actions))
         notifications = current.apply(decoded)  # EngineError: nothing is written
         try:
             entry = _append(
@@ -287,23 +297,52 @@ _SEATS_FROM = (
 _SEATS_SQL = f"SELECT {_SEAT_COLUMNS} {_SEATS_FROM}"
 
 
-def _game_for_move(game_id: int, after: int) -> tuple[Game, list[SeatInfo], list]:
-    """The game row, its seats (`_seats`) and the actions of its log's entries after seq
-    `after` (for `state.state_for(caught_up=)`), in one statement: one snapshot, so the
-    entries are exactly those up to the row's version."""
+@dataclass(frozen=True)
+class MoveRead:
+    """What a move reads before the engine checks it, in one statement (one snapshot, so the
+    entries are exactly those up to the row's version): the game row (None: no such game),
+    its seats (`_seats`), and the actions of its log's entries after seq `after`, the version
+    of this process's cached state (for `state.state_for(caught_up=)`)."""
+
+    after: int
+    game: Game | None
+    seats: list[SeatInfo]
+    actions: list
+
+    @classmethod
+    def _of(cls, after: int, game: Game | None, found) -> MoveRead:
+        seats, actions = found or (None, None)
+        return cls(after, game, _seat_infos(json.loads(seats or "[]")), json.loads(actions or "[]"))
+
+
+def move_read(game_id: int) -> MoveRead:
+    after = state.cached_version(game_id) or 0
     connection = connections[router.db_for_read(Game)]
     game, found = rows.get_and(
         Game, name="game+seats+actions", columns=_move_columns(connection.vendor),
         params=[game_id, game_id, after], pk=game_id,
     )  # fmt: skip
-    if game is None:
-        raise NotFound(_("No such game."), code="game_not_found")
-    seats, actions = found
-    return game, _seat_infos(json.loads(seats or "[]")), json.loads(actions or "[]")
+    return MoveRead._of(after, game, found)
+
+
+def token_and_move_read(token_model, key: str, game_id: int):
+    """The token of `key` with its user (None if there is none), and the `move_read` of the
+    game, in one statement (for a move's authentication: one round trip fewer per move)."""
+    after = state.cached_version(game_id) or 0
+    connection = connections[router.db_for_read(Game)]
+    if rows.beyond(Game._meta.pk, game_id, connection):
+        game_id = 0  # no row has such an id, and the driver could not send it: not found
+    token, game, found = rows.get_with_row(
+        token_model, "user", row_of=Game, row_pk=game_id, name="token+game+seats+actions",
+        columns=_move_columns(connection.vendor), params=[game_id, game_id, after], key=key,
+    )  # fmt: skip
+    if token is None:
+        return None, None
+    return token, MoveRead._of(after, game, found)
 
 
 def _move_columns(vendor: str) -> str:
-    """`_game_for_move`'s two JSON arrays, as text: seats, then actions in seq order."""
+    """`move_read`'s two JSON arrays, as text: seats, then actions in seq order."""
     entries = f"FROM {GameEntry._meta.db_table} e WHERE e.game_id = %s AND e.seq > %s"
     if vendor == "postgresql":
         return (

@@ -57,7 +57,7 @@ def _statement(key: tuple, connection, build) -> _Statement:
     return statement
 
 
-def _beyond(field, value, connection) -> bool:
+def beyond(field, value, connection) -> bool:
     """An integer the column cannot hold: no row has it (as Django's lookups conclude, rather
     than let the driver fail on it)."""
     low, high = connection.ops.integer_field_ranges.get(field.get_internal_type(), (None, None))
@@ -100,7 +100,7 @@ def _select(model, lookup: dict, *, for_update=False, name="", columns="", param
         )
         return sql, fields
 
-    if _beyond(where, value, connection):
+    if beyond(where, value, connection):
         return None, ()
     statement = _statement(("select", model, where.attname, lock, name), connection, build)
     with connection.cursor() as cursor:
@@ -117,38 +117,73 @@ def _select(model, lookup: dict, *, for_update=False, name="", columns="", param
 def get_with(model, related: str, **lookup):
     """`model.objects.select_related(related).filter(column=value).first()` for one equality
     lookup on a unique column and one forward foreign key: both loaded in one SELECT."""
-    ((name, value),) = lookup.items()
+    return get_with_row(model, related, **lookup)[0]
+
+
+def get_with_row(
+    model, related: str, *, row_of=None, row_pk=None, name="", columns="", params=(), **lookup
+):
+    """`get_with(model, related, **lookup)`, and in the same SELECT the row of model `row_of`
+    whose primary key is `row_pk` (LEFT JOINed: None if there is none) and the SQL expressions
+    `columns` (scalar subqueries, with `params` for their `%s`; `name` names the statement):
+    (the instance or None, the other row's instance or None, the values of `columns`).
+    `row_pk` and `params` must be values the columns can hold (`beyond`)."""
+    ((field_name, value),) = lookup.items()
     connection = connections[router.db_for_read(model)]
     meta = model._meta
     key = meta.get_field(related)
-    where = meta.pk if name == "pk" else meta.get_field(name)
+    where = meta.pk if field_name == "pk" else meta.get_field(field_name)
     other = key.related_model
     own, theirs = meta.concrete_fields, other._meta.concrete_fields
+    extra = row_of._meta.concrete_fields if row_of is not None else []
 
     def build(quote):
         table, join = meta.db_table, other._meta.db_table
-        sql = (
-            f"SELECT {_columns(own, table, quote)}, {_columns(theirs, join, quote)} "
+        listed = [_columns(own, table, quote), _columns(theirs, join, quote)]
+        joins = (
             f"FROM {quote(table)} INNER JOIN {quote(join)} ON "
-            f"{quote(table)}.{quote(key.column)} = "
-            f"{quote(join)}.{quote(key.target_field.column)} "
-            f"WHERE {quote(table)}.{quote(where.column)} = %s"
+            f"{quote(table)}.{quote(key.column)} = {quote(join)}.{quote(key.target_field.column)}"
         )
-        return sql, [*own, *theirs]
+        if row_of is not None:
+            row_table = row_of._meta.db_table
+            listed.append(_columns(extra, row_table, quote))
+            joins += (
+                f" LEFT JOIN {quote(row_table)} ON "
+                f"{quote(row_table)}.{quote(row_of._meta.pk.column)} = %s"
+            )
+        if columns:
+            listed.append(columns)
+        sql = f"SELECT {', '.join(listed)} {joins} WHERE {quote(table)}.{quote(where.column)} = %s"
+        return sql, [*own, *theirs, *extra]
 
-    if _beyond(where, value, connection):
-        return None
-    statement = _statement(("get_with", model, related, where.attname), connection, build)
+    if beyond(where, value, connection):
+        return None, None, ()
+    args = [*params]
+    if row_of is not None:
+        args.append(row_of._meta.pk.get_db_prep_value(row_pk, connection))
+    args.append(where.get_db_prep_value(value, connection))
+    statement = _statement(
+        ("get_with", model, related, where.attname, row_of, name), connection, build
+    )
     with connection.cursor() as cursor:
-        cursor.execute(statement.sql, [where.get_db_prep_value(value, connection)])
+        cursor.execute(statement.sql, args)
         row = cursor.fetchone()
     if row is None:
-        return None
-    row = statement.convert(row, connection)
-    instance = model.from_db(connection.alias, [f.attname for f in own], row[: len(own)])
-    linked = other.from_db(connection.alias, [f.attname for f in theirs], row[len(own) :])
+        return None, None, ()
+    width = len(own) + len(theirs) + len(extra)
+    values = statement.convert(row[:width], connection)
+    instance = model.from_db(connection.alias, [f.attname for f in own], values[: len(own)])
+    linked = other.from_db(
+        connection.alias, [f.attname for f in theirs], values[len(own) : len(own) + len(theirs)]
+    )
     key.set_cached_value(instance, linked)
-    return instance
+    found = None
+    if row_of is not None:
+        loaded = values[len(own) + len(theirs) : width]
+        pk_index = extra.index(row_of._meta.pk)
+        if loaded[pk_index] is not None:
+            found = row_of.from_db(connection.alias, [f.attname for f in extra], loaded)
+    return instance, found, row[width:]
 
 
 def insert_if_updated(new, changed, fields: list[str], *, where: dict) -> bool:

@@ -469,6 +469,68 @@ def test_a_move_reads_the_entries_its_cached_state_lacks_with_the_game_row(
         assert state.state_for(moved) == state.replay_from_log(moved)
 
 
+def test_a_move_by_token_reads_the_token_and_the_game_in_one_statement(make_player):
+    """A move authenticated by its token: the token with its user, the game row, its seats
+    and the entries the process's state lacks come in one SELECT; the write is the other
+    statement (PostgreSQL: one; SQLite: the UPDATE and the INSERT)."""
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    players = [make_player(), make_player()]
+    game_id = start_game(players)
+    by_seat = seat_players(game_id, players)
+    game = Game.objects.get(pk=game_id)
+    action = autopilot_choice(game_id)
+    state.forget_all()
+    with CaptureQueriesContext(connection) as queries:
+        response = by_seat[game.active_seat].move(game_id, action, 0)
+    assert response.status_code == 201, response.json()
+    sent = [q["sql"] for q in queries if "SAVEPOINT" not in q["sql"]]  # the test's transaction
+    reads = [sql for sql in sent if sql.startswith("SELECT")]
+    assert len(reads) == 1, sent
+    assert "authtoken_token" in reads[0] and "games_game" in reads[0]
+    assert len(sent) - len(reads) == (1 if connection.vendor == "postgresql" else 2), sent
+    moved = Game.objects.get(pk=game_id)
+    assert moved.version == 1 and state.state_for(moved) == state.replay_from_log(moved)
+
+
+def test_a_move_by_token_refuses_bad_tokens_and_refused_accounts_as_any_request(make_player):
+    """The move's own token reading keeps every refusal of the plain one, and an unknown
+    game (or an id no row can have) is still 'not found' for a good token."""
+    from django.contrib.auth import get_user_model
+    from rest_framework.test import APIClient
+
+    players = [make_player(), make_player()]
+    game_id = start_game(players)
+    by_seat = seat_players(game_id, players)
+    game = Game.objects.get(pk=game_id)
+    mover = by_seat[game.active_seat]
+    action = autopilot_choice(game_id)
+    body = {"action": action, "version": 0, "idempotency_key": uuid.uuid4().hex}
+    url = f"/api/v1/games/{game_id}/actions"
+
+    stranger = APIClient()
+    stranger.credentials(HTTP_AUTHORIZATION="Token " + "f" * 40)
+    made_up = stranger.post(url, body, format="json")
+    assert (made_up.status_code, made_up.json()["code"]) == (401, "authentication_failed")
+
+    for missing in (999999, 2**63):
+        gone = mover.move(missing, action, 0)
+        assert (gone.status_code, gone.json()["code"]) == (404, "game_not_found")
+
+    user = get_user_model().objects.get(pk=mover.user.pk)
+    user.is_active = False
+    user.save(update_fields=["is_active"])
+    inactive = mover.post(url, body)
+    assert (inactive.status_code, inactive.json()["code"]) == (401, "authentication_failed")
+    user.is_active, user.banned_at = True, timezone.now()  # as moderation bans, less the seats
+    user.save(update_fields=["is_active", "banned_at"])
+    banned = mover.post(url, body)
+    assert (banned.status_code, banned.json()["code"]) == (403, "account_banned")
+    assert Game.objects.get(pk=game_id).version == 0
+    assert GameEntry.objects.filter(game_id=game_id).count() == 1
+
+
 def test_an_append_committed_while_a_move_is_checked_wins_and_the_move_is_stale(
     make_player, monkeypatch
 ):
