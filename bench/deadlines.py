@@ -530,7 +530,7 @@ PROFILE_GROUPS = [
     ("  _turn_email_schedule (queue the e-mail)", ("games/services.py", "_turn_email_schedule")),
     ("all SQL (psycopg execute)", ("psycopg/cursor.py", "execute")),
     ("transaction commits", ("django/db/backends/base/base.py", "commit")),
-    ("Redis (channel layer, via the worker's loop)", ("games/events.py", "_send")),
+    ("Redis (channel layer: PUBLISH)", ("games/events.py", "_send")),
 ]
 
 
@@ -539,9 +539,8 @@ def profile_sweep(run: Run, ids: list[int]) -> dict:
     from django.db import connection
     from django.utils import timezone
 
-    from games import events, services, state
+    from games import services, state
 
-    events.use_own_loop()  # pushes as a Celery worker makes them (taxi_project/celery.py)
     state.forget_all()  # as in a worker that has not seen these games
     make_due(ids, timezone.now(), 0)
     claim_plan = explain_claim()

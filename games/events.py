@@ -16,8 +16,13 @@ import os
 import threading
 from functools import partial
 
+import redis
 from asgiref.sync import async_to_sync
+from channels import DEFAULT_CHANNEL_LAYER
 from channels.layers import get_channel_layer
+from channels_redis.pubsub import RedisPubSubChannelLayer
+from channels_redis.utils import _consistent_hash, decode_hosts
+from django.conf import settings
 from django.core.serializers.json import DjangoJSONEncoder
 
 from games import engine
@@ -42,19 +47,22 @@ def account_group(user_id: int) -> str:
     return f"account-{user_id}"
 
 
-def _send(group: str, message: dict) -> None:
+def _send(*pushes: tuple[str, dict]) -> None:
+    """Each (group, message) to its group. Best effort: logged, never raised."""
     try:
-        send = get_channel_layer().group_send
+        layer = get_channel_layer()
+        if _publisher.serves(layer):
+            _publisher.publish(layer, pushes)  # from any thread, without an event loop
+            return
         loop = request_loop.get()
-        if loop is not None:  # an HTTP request's thread: the server's loop sends it, later
-            future = asyncio.run_coroutine_threadsafe(send(group, message), loop)
-            future.add_done_callback(partial(_check_sent, group))
-        elif _own_loop is None:
-            async_to_sync(send)(group, message)  # a WebSocket consumer's loop, or a new one
-        else:
-            _own_loop.run(send(group, message))
+        for group, message in pushes:
+            if loop is not None:  # an HTTP request's thread: the server's loop sends it, later
+                future = asyncio.run_coroutine_threadsafe(layer.group_send(group, message), loop)
+                future.add_done_callback(partial(_check_sent, group))
+            else:
+                async_to_sync(layer.group_send)(group, message)  # a consumer's loop, or a new one
     except Exception:  # the move is committed; clients catch up by resync
-        log.exception("push to %s failed", group)
+        log.exception("push to %s failed", ", ".join(group for group, _ in pushes))
 
 
 def _check_sent(group: str, future) -> None:
@@ -62,35 +70,69 @@ def _check_sent(group: str, future) -> None:
         log.error("push to %s failed", group, exc_info=future.exception())
 
 
-class _Loop:
-    """An event loop on a thread of its own, started on first use in each process. Outside an
-    ASGI server (a Celery worker), `async_to_sync` would make a new loop per push, and the
-    Redis channel layer a new connection per loop; this loop keeps one."""
+class _Publisher:
+    """channels_redis's pub/sub `group_send`, done synchronously: a PUBLISH of the layer's own
+    serialisation of the message to the Redis channel the layer subscribes its group's sockets
+    to (`<prefix>__group__<group>`, on the shard it hashes the name to), through one redis-py
+    client per process and shard, built from the layer's own host settings. Several pushes go
+    in one pipeline: one round trip. tests/ws/test_publish.py checks that the layer's sockets
+    get what this publishes.
+
+    Handing `group_send` to an event loop instead cost a move about 1 ms of CPU (a coroutine
+    scheduled across threads, and redis-py's asyncio client); this PUBLISH about 0.4 ms
+    (BENCHMARKS.md, API). A Redis that does not answer fails the push in 2 s at most, as it
+    fails the rate limit (the entry is committed already; the sockets resync)."""
 
     def __init__(self):
         self._lock = threading.Lock()
-        self._loop = None
-        self._pid = None
+        self._clients: dict[tuple, list[redis.Redis]] = {}
 
-    def run(self, coroutine, timeout: float = 10.0):
-        with self._lock:
-            if self._loop is None or self._pid != os.getpid():  # new, or inherited by a fork
-                self._loop = asyncio.new_event_loop()
-                self._pid = os.getpid()
-                threading.Thread(
-                    target=self._loop.run_forever, name="channel-layer-loop", daemon=True
-                ).start()
-            loop = self._loop
-        return asyncio.run_coroutine_threadsafe(coroutine, loop).result(timeout)
+    @staticmethod
+    def serves(layer) -> bool:
+        """The pub/sub layer on Redis servers by address (not through Sentinel)."""
+        return isinstance(layer, RedisPubSubChannelLayer) and not any(
+            "master_name" in host for host in decode_hosts(_config().get("hosts"))
+        )
+
+    def publish(self, layer: RedisPubSubChannelLayer, pushes) -> None:
+        config = _config()
+        prefix = config.get("prefix", "asgi")
+        shards = self._shards(config.get("hosts"))
+        pipelines = {}
+        for group, message in pushes:
+            channel = f"{prefix}__group__{group}"
+            shard = shards[_consistent_hash(channel, len(shards))]
+            pipeline = pipelines.get(id(shard))
+            if pipeline is None:
+                pipeline = pipelines[id(shard)] = shard.pipeline(transaction=False)
+            pipeline.publish(channel, layer.serialize(message))
+        for pipeline in pipelines.values():
+            pipeline.execute()
+
+    def _shards(self, hosts) -> list[redis.Redis]:
+        key = (os.getpid(), repr(hosts))  # a forked child makes its own
+        shards = self._clients.get(key)
+        if shards is None:
+            with self._lock:
+                shards = self._clients.get(key)
+                if shards is None:
+                    shards = self._clients[key] = [_client(h) for h in decode_hosts(hosts)]
+        return shards
 
 
-_own_loop: _Loop | None = None
+def _config() -> dict:
+    return settings.CHANNEL_LAYERS[DEFAULT_CHANNEL_LAYER].get("CONFIG", {})
 
 
-def use_own_loop() -> None:
-    """Push through a long-lived loop of this process (for processes outside the ASGI server)."""
-    global _own_loop
-    _own_loop = _own_loop or _Loop()
+def _client(host: dict) -> redis.Redis:
+    """A redis-py client for a host as channels_redis reads it (`create_pool`, synchronous)."""
+    host = {**host, "socket_timeout": min(host.get("socket_timeout") or 2, 2)}
+    if "address" in host:
+        return redis.Redis.from_url(host.pop("address"), **host)
+    return redis.Redis(**host)
+
+
+_publisher = _Publisher()
 
 
 def _plain(data) -> dict:
@@ -117,26 +159,25 @@ def entry_message(
 def entry_committed(*, game_id: int, message: dict, your_turn: int | None) -> None:
     """A log entry committed: tell the game's sockets, and — when the entry began a player's
     turn — that player's user sockets (`your_turn`: their user id)."""
-    _send(game_group(game_id), message)
+    pushes = [(game_group(game_id), message)]
     if your_turn is not None:
-        _send(
-            user_group(your_turn),
-            {"type": "user.your_turn", "game": game_id, "version": message["seq"]},
-        )
+        turn = {"type": "user.your_turn", "game": game_id, "version": message["seq"]}
+        pushes.append((user_group(your_turn), turn))
+    _send(*pushes)
 
 
 def chat_posted(*, game_id: int, message: dict) -> None:
-    _send(game_group(game_id), {"type": "game.chat", "message": _plain(message)})
+    _send((game_group(game_id), {"type": "game.chat", "message": _plain(message)}))
 
 
 def chat_hidden(*, game_id: int, message_id: int) -> None:
-    _send(game_group(game_id), {"type": "game.chat_hidden", "id": message_id})
+    _send((game_group(game_id), {"type": "game.chat_hidden", "id": message_id}))
 
 
 def table_changed(*, table: dict) -> None:
-    _send(LOBBY_GROUP, {"type": "lobby.table", "table": _plain(table)})
+    _send((LOBBY_GROUP, {"type": "lobby.table", "table": _plain(table)}))
 
 
 def user_refused(*, user_id: int) -> None:
     """The account was suspended or banned: its open sockets say so and close."""
-    _send(account_group(user_id), {"type": "account.refused"})
+    _send((account_group(user_id), {"type": "account.refused"}))

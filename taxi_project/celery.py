@@ -3,7 +3,6 @@
 import os
 
 from celery import Celery
-from celery.signals import worker_init
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "taxi_project.settings")
 
@@ -11,10 +10,3 @@ app = Celery("taxi_project")
 app.config_from_object("django.conf:settings", namespace="CELERY")
 app.autodiscover_tasks()
 
-
-@worker_init.connect
-def _push_through_one_loop(**kwargs):
-    """Workers push to the sockets through one event loop per process (see games.events)."""
-    from games import events
-
-    events.use_own_loop()

@@ -16,8 +16,9 @@ more than the database pool has connections (DB_POOL_MAX_SIZE), so no thread wai
 connection: few, because threads of one process take turns holding Python's GIL, and each of a
 request's waits (a database round trip, Redis) ends in a queue for it behind the other threads'
 work; on two cores 8 threads per process gave a p99 four to six times that of 4 (BENCHMARKS.md,
-API). Pushes from a view are handed to the server's event loop (`request_loop`,
-games/events.py) and not waited for.
+API). On Redis, a view's pushes are published from its thread (games/events.py); with the
+in-memory channel layer they are handed to the server's event loop (`request_loop`) and not
+waited for.
 """
 
 from __future__ import annotations
@@ -35,8 +36,8 @@ from django.http import FileResponse
 from django.urls import set_script_prefix
 
 #: The server's event loop, as the request's thread sees it (`_in_thread` runs the request in a
-#: copy of the loop's context): what need not finish before the response (a push) is handed to
-#: it, not awaited.
+#: copy of the loop's context): what need not finish before the response (a push to the
+#: in-memory channel layer) is handed to it, not awaited.
 request_loop: ContextVar[asyncio.AbstractEventLoop | None] = ContextVar(
     "request_loop", default=None
 )

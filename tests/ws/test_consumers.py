@@ -11,7 +11,7 @@ from asgiref.sync import async_to_sync
 from channels.testing.websocket import WebsocketCommunicator
 from django.utils import timezone
 
-from games import services
+from games import events, services
 from games.models import ChatMessage, Game
 from tests.players import autopilot_choice, seat_players, start_game
 
@@ -269,7 +269,6 @@ def test_a_dropped_live_entry_is_refetched_so_there_is_no_gap(table):
 
     async def scenario():
         from channels.db import database_sync_to_async
-        from channels.layers import get_channel_layer
 
         ws = socket(f"/ws/games/{game_id}/", by_seat[1])
         await ws.connect(timeout=10)
@@ -279,22 +278,19 @@ def test_a_dropped_live_entry_is_refetched_so_there_is_no_gap(table):
         for _ in range(3):
             await database_sync_to_async(move_over_http)(game_id, by_seat)
         frames = [await ws.receive_json_from(timeout=5) for _ in range(3)]
-        # the layer loses seq 4; seq 5 arrives: 4 is read from the database first
-        layer = get_channel_layer()
-        original = layer.group_send
-        calls = []
+        # the push of seq 4 is lost; seq 5 arrives: 4 is read from the database first
+        original = events.entry_committed
 
-        async def lossy(group, message):
-            calls.append(message.get("seq"))
-            if message.get("seq") != 4:
-                await original(group, message)
+        def lossy(*, game_id, message, your_turn):
+            if message["seq"] != 4:
+                original(game_id=game_id, message=message, your_turn=your_turn)
 
-        layer.group_send = lossy
+        events.entry_committed = lossy
         try:
             for _ in range(2):
                 await database_sync_to_async(move_over_http)(game_id, by_seat)
         finally:
-            layer.group_send = original
+            events.entry_committed = original
         frames += [await ws.receive_json_from(timeout=5) for _ in range(2)]
         await ws.disconnect()
         return frames

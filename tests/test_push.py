@@ -1,0 +1,76 @@
+"""Pushes on Redis are published without an event loop (games/events.py: _Publisher). What a
+request's thread or a Celery worker publishes must reach the sockets the pub/sub layer
+subscribed to the group, exactly as the layer's own `group_send` would deliver it; a Redis
+that does not answer loses the push, never the committed request."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import random
+
+import pytest
+from asgiref.sync import async_to_sync
+from channels.layers import get_channel_layer
+
+from games import events
+
+
+def _game_id() -> int:
+    return random.randrange(10**9, 2 * 10**9)  # groups no other test or process uses
+
+
+@pytest.mark.redis
+def test_pushes_from_a_thread_reach_the_layers_group_members_as_its_own_group_send():
+    from channels_redis.pubsub import RedisPubSubChannelLayer
+
+    layer = get_channel_layer()
+    assert isinstance(layer, RedisPubSubChannelLayer)
+    game_id, user_id = _game_id(), _game_id()
+    entry = {
+        "type": "game.entry",
+        "seq": 7,
+        "clock": {"turn_deadline_at": "2026-12-01T21:00:00Z"},
+        "notifications": [{"type": "turn_started", "seat": 1}],
+        "public": {"status": "playing", "waiting": [{"origin": "5D", "destination": "9H"}]},
+        "active_seat": 1,
+        "legal": [{"type": "stop", "seat": 1}],
+    }
+
+    async def scenario():
+        game_socket = await layer.new_channel()
+        user_socket = await layer.new_channel()
+        await layer.group_add(events.game_group(game_id), game_socket)
+        await layer.group_add(events.user_group(user_id), user_socket)
+        try:
+            # as a request's thread publishes it: an entry that began the user's turn
+            await asyncio.to_thread(
+                events.entry_committed, game_id=game_id, message=entry, your_turn=user_id
+            )
+            published = [
+                await asyncio.wait_for(layer.receive(game_socket), 5),
+                await asyncio.wait_for(layer.receive(user_socket), 5),
+            ]
+            await layer.group_send(events.game_group(game_id), entry)  # the layer's own way
+            sent = await asyncio.wait_for(layer.receive(game_socket), 5)
+            return published, sent
+        finally:
+            await layer.group_discard(events.game_group(game_id), game_socket)
+            await layer.group_discard(events.user_group(user_id), user_socket)
+
+    (to_game, to_user), sent = async_to_sync(scenario)()
+    assert to_game == sent == entry
+    assert to_user == {"type": "user.your_turn", "game": game_id, "version": 7}
+
+
+def test_a_redis_that_is_down_loses_the_push_not_the_caller(settings, caplog):
+    settings.CHANNEL_LAYERS = {
+        "default": {
+            "BACKEND": "channels_redis.pubsub.RedisPubSubChannelLayer",
+            "CONFIG": {"hosts": [{"address": "redis://127.0.0.1:1/0"}]},  # nothing listens
+        }
+    }
+    game_id = _game_id()
+    with caplog.at_level(logging.ERROR, logger="games.events"):
+        events.chat_hidden(game_id=game_id, message_id=5)  # returns: nothing raised
+    assert f"push to game-{game_id} failed" in caplog.text
