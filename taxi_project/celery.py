@@ -9,4 +9,3 @@ os.environ.setdefault("DJANGO_SETTINGS_MODULE", "taxi_project.settings")
 app = Celery("taxi_project")
 app.config_from_object("django.conf:settings", namespace="CELERY")
 app.autodiscover_tasks()
-
