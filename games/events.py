@@ -75,7 +75,7 @@ class _Publisher:
     serialisation of the message to the Redis channel the layer subscribes its group's sockets
     to (`<prefix>__group__<group>`, on the shard it hashes the name to), through one redis-py
     client per process and shard, built from the layer's own host settings. Several pushes go
-    in one pipeline: one round trip. tests/ws/test_publish.py checks that the layer's sockets
+    in one pipeline: one round trip. tests/test_push.py checks that the layer's sockets
     get what this publishes.
 
     Handing `group_send` to an event loop instead cost a move about 1 ms of CPU (a coroutine
