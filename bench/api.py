@@ -84,6 +84,7 @@ from bench._common import (  # noqa: E402
     log,
     machine_cpu,
     machine_speed,
+    machine_steal,
     proc_stats,
     recreate_database,
     wait_quiet,
@@ -155,7 +156,7 @@ def tree_pids(root: int) -> list[int]:
 
 class CpuMeter:
     """CPU used between start() and stop(): the machine, this process, the server's tree,
-    PostgreSQL, Redis; what is left is other processes on the machine."""
+    PostgreSQL, Redis, and the hypervisor's steal; what is left is other processes."""
 
     def __init__(self, server_pid: int):
         self.server_pid = server_pid
@@ -163,12 +164,14 @@ class CpuMeter:
     def start(self) -> None:
         self.t0 = time.perf_counter()
         self.machine0 = machine_cpu()
+        self.steal0 = machine_steal()
         self.client0 = time.process_time()
         self.snap0 = cpu_snapshot(self.server_pid)
 
     def stop(self) -> dict:
         wall = time.perf_counter() - self.t0
         busy1, total1 = machine_cpu()
+        steal = machine_steal() - self.steal0
         client = time.process_time() - self.client0
         snap1 = cpu_snapshot(self.server_pid)
         used = {k: snap1[k] - self.snap0[k] for k in snap1}
@@ -182,7 +185,8 @@ class CpuMeter:
             "client_cpu_s": client,
             "postgres_cpu_s": used["postgres"],
             "redis_cpu_s": used["redis"],
-            "other_cpu_s": max(busy - client - sum(used.values()), 0.0),
+            "steal_cpu_s": steal,
+            "other_cpu_s": max(busy - steal - client - sum(used.values()), 0.0),
             "cpus": os.cpu_count() or 1,
         }
 
@@ -553,6 +557,17 @@ def _f(value, spec=".1f", none="-") -> str:
     return none if value is None else format(value, spec)
 
 
+#: Steal (a share of the VM's CPU time) from which a report says the machine was not all there.
+STEAL_WARNING = 0.10
+
+
+def _stolen_share(level: dict) -> float:
+    """The share of the VM's CPU time the hypervisor took during the level's move phase."""
+    c = level["moves"]["cpu"]
+    capacity = c["wall_s"] * c["cpus"]
+    return c.get("steal_cpu_s", 0.0) / capacity if capacity else 0.0
+
+
 def _verdict(ok: bool, applies: bool) -> str:
     return ("PASS" if ok else "FAIL") if applies else ("(ok)" if ok else "(no)")
 
@@ -621,6 +636,12 @@ def report(levels: list[dict], args) -> None:
             f" | ratio {_f(lv['ratio_moves_per_get'], '.2f')}: {_verdict(gl['ratio'], a)}"
             f" | errors {m['errors'] + lv['get_me']['errors']}: {_verdict(gl['no_errors'], a)}"
         )
+        stolen = _stolen_share(lv)
+        if stolen >= STEAL_WARNING:
+            print(
+                f"  K={lv['games']:<4} WARNING: the hypervisor took {100 * stolen:.0f} % of this "
+                "VM's CPU time during the moves (steal): these are the figures of a smaller machine"
+            )
     print()
     print(
         f"Where the CPU went (CPU seconds per wall second; this machine has {os.cpu_count()} CPUs)"
@@ -633,7 +654,8 @@ def report(levels: list[dict], args) -> None:
                 f"  K={lv['games']:<4} {name}: machine {c['machine_busy_pct']:.0f}% busy | "
                 f"server {c['server_cpu_s'] / w:.2f} | PostgreSQL {c['postgres_cpu_s'] / w:.2f} | "
                 f"Redis {c['redis_cpu_s'] / w:.2f} | client {c['client_cpu_s'] / w:.2f} | "
-                f"other processes {c['other_cpu_s'] / w:.2f}"
+                f"other processes {c['other_cpu_s'] / w:.2f} | "
+                f"stolen by the hypervisor {c.get('steal_cpu_s', 0.0) / w:.2f}"
             )
         m, g = lv["moves"], lv["get_me"]
         if m.get("server_cpu_ms_per_move"):
