@@ -4,6 +4,7 @@ machine's CPU use, and a throw-away PostgreSQL database migrated for the run."""
 from __future__ import annotations
 
 import os
+import secrets
 import subprocess
 import sys
 import time
@@ -122,6 +123,23 @@ def wait_quiet(patience: float) -> float:
 
 
 # ---------------------------------------------------------------------------------- database
+
+
+def server_environment(database_url: str, redis_url: str) -> dict:
+    """The server's settings for a benchmark (bench/api.py, bench/ab.py): production settings
+    with DEBUG off on these PostgreSQL and Redis, a fresh secret key, and the rate limits raised
+    so that the load generator is never refused (the move limit is still counted, as in
+    production)."""
+    return {
+        "DJANGO_SETTINGS_MODULE": "taxi_project.settings",
+        "DATABASE_URL": database_url,
+        "REDIS_URL": redis_url,
+        "DEBUG": "false",
+        "SECRET_KEY": "bench-" + secrets.token_urlsafe(32),
+        "ALLOWED_HOSTS": "127.0.0.1,localhost",
+        "AUTH_THROTTLE_RATE": "100000/min",
+        "MOVE_THROTTLE_RATE": "100000/min",
+    }
 
 
 def ident(name: str) -> str:

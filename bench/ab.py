@@ -24,7 +24,6 @@ import argparse
 import asyncio
 import json
 import os
-import secrets
 import statistics
 import sys
 import time
@@ -34,7 +33,13 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from bench._common import drop_database, log, proc_stats, recreate_database  # noqa: E402
+from bench._common import (  # noqa: E402
+    drop_database,
+    log,
+    proc_stats,
+    recreate_database,
+    server_environment,
+)
 
 
 def _current() -> None:
@@ -194,16 +199,9 @@ def main() -> None:
     unknown = set(args.variants.split(",")) - set(VARIANTS)
     if unknown:
         raise SystemExit(f"unknown variants {sorted(unknown)}; known: {sorted(VARIANTS)}")
-    os.environ.update({
-        "DJANGO_SETTINGS_MODULE": "taxi_project.settings",
-        "DATABASE_URL": f"{args.pg_url.rstrip('/')}/{args.db_name}",
-        "REDIS_URL": args.redis_url,
-        "DEBUG": "false",
-        "SECRET_KEY": "bench-" + secrets.token_urlsafe(32),
-        "ALLOWED_HOSTS": "127.0.0.1,localhost",
-        "AUTH_THROTTLE_RATE": "100000/min",
-        "MOVE_THROTTLE_RATE": "100000/min",  # counted as in production, never refused
-    })  # fmt: skip
+    os.environ.update(
+        server_environment(f"{args.pg_url.rstrip('/')}/{args.db_name}", args.redis_url)
+    )
     recreate_database(args.pg_url, args.db_name, dict(os.environ))
     try:
         import django

@@ -87,6 +87,7 @@ from bench._common import (  # noqa: E402
     machine_steal,
     proc_stats,
     recreate_database,
+    server_environment,
     wait_quiet,
 )
 
@@ -218,14 +219,7 @@ class Run:
         db_url = f"{args.pg_url.rstrip('/')}/{args.db_name}"
         self.env = {
             **{k: v for k, v in os.environ.items() if not k.startswith(("DJANGO_", "PG"))},
-            "DJANGO_SETTINGS_MODULE": "taxi_project.settings",
-            "DATABASE_URL": db_url,
-            "REDIS_URL": args.redis_url,
-            "DEBUG": "false",
-            "SECRET_KEY": "bench-" + secrets.token_urlsafe(32),
-            "ALLOWED_HOSTS": "127.0.0.1,localhost",
-            "AUTH_THROTTLE_RATE": "100000/min",
-            "MOVE_THROTTLE_RATE": "100000/min",  # counted as in production, never refused
+            **server_environment(db_url, args.redis_url),
             "PYTHONUNBUFFERED": "1",
         }
         for item in args.server_env:
