@@ -46,11 +46,16 @@ def machine_speed() -> float:
     return round(1000 * best, 1)
 
 
+def _cpu_ticks() -> list[int]:
+    """The machine's line of /proc/stat: user, nice, system, idle, iowait, irq, softirq, steal…"""
+    with open("/proc/stat") as f:
+        return [int(x) for x in f.readline().split()[1:]]
+
+
 def machine_cpu() -> tuple[float, float]:
     """(busy, total) CPU seconds of the machine since boot. Busy includes steal: time this
     VM's CPUs were ready to run and the hypervisor ran another guest (`machine_steal`)."""
-    with open("/proc/stat") as f:
-        fields = [int(x) for x in f.readline().split()[1:]]
+    fields = _cpu_ticks()
     idle = fields[3] + (fields[4] if len(fields) > 4 else 0)
     total = sum(fields[:8])
     return (total - idle) / TICKS, total / TICKS
@@ -59,8 +64,7 @@ def machine_cpu() -> tuple[float, float]:
 def machine_steal() -> float:
     """CPU seconds stolen from this VM by the hypervisor since boot (/proc/stat's eighth
     field): on a crowded host, time the benchmark wanted and did not get."""
-    with open("/proc/stat") as f:
-        fields = [int(x) for x in f.readline().split()[1:]]
+    fields = _cpu_ticks()
     return (fields[7] if len(fields) > 7 else 0) / TICKS
 
 

@@ -45,18 +45,18 @@ from bench._common import (  # noqa: E402
 def _current() -> None:
     from games import events
 
-    events._Publisher.serves = _PUBLISHER_SERVES
+    events._Publisher.target = _PUBLISHER_TARGET
 
 
 def _push_via_loop() -> None:
     """Before 1e4d7fa: a request's pushes handed to the event loop as `group_send` coroutines."""
     from games import events
 
-    events._Publisher.serves = staticmethod(lambda layer: False)
+    events._Publisher.target = lambda self, layer: None
 
 
 VARIANTS = {"current": _current, "push-via-loop": _push_via_loop}
-_PUBLISHER_SERVES = None
+_PUBLISHER_TARGET = None
 
 
 # ---------------------------------------------------------------------------------- ASGI client
@@ -210,8 +210,8 @@ def main() -> None:
         django.setup()
         from games import events
 
-        global _PUBLISHER_SERVES
-        _PUBLISHER_SERVES = events._Publisher.__dict__["serves"]  # the staticmethod
+        global _PUBLISHER_TARGET
+        _PUBLISHER_TARGET = events._Publisher.target
         log(f"variants {args.variants}: {args.rounds} windows of {args.window} s each")
         report(uvloop.run(run(args)))  # uvicorn's loop
     finally:

@@ -51,8 +51,9 @@ def _send(*pushes: tuple[str, dict]) -> None:
     """Each (group, message) to its group. Best effort: logged, never raised."""
     try:
         layer = get_channel_layer()
-        if _publisher.serves(layer):
-            _publisher.publish(layer, pushes)  # from any thread, without an event loop
+        target = _publisher.target(layer)
+        if target is not None:
+            _publisher.publish(layer, target, pushes)  # from any thread, without an event loop
             return
         loop = request_loop.get()
         for group, message in pushes:
@@ -85,19 +86,30 @@ class _Publisher:
 
     def __init__(self):
         self._lock = threading.Lock()
-        self._clients: dict[tuple, list[redis.Redis]] = {}
+        self._targets: dict[tuple, tuple[str, list[redis.Redis]] | None] = {}
+
+    def target(self, layer) -> tuple[str, list[redis.Redis]] | None:
+        """(the layer's prefix, a client per shard) for the pub/sub layer on Redis servers by
+        address; None for any other layer (in-memory) or hosts (Sentinel). Made once per
+        process and configuration (a forked child, or a test's settings, make their own)."""
+        if not isinstance(layer, RedisPubSubChannelLayer):
+            return None
+        config = _config()
+        key = (os.getpid(), repr(config))
+        if key not in self._targets:
+            with self._lock:
+                if key not in self._targets:
+                    hosts = decode_hosts(config.get("hosts"))
+                    self._targets[key] = (
+                        None
+                        if any("master_name" in host for host in hosts)
+                        else (config.get("prefix", "asgi"), [_client(h) for h in hosts])
+                    )
+        return self._targets[key]
 
     @staticmethod
-    def serves(layer) -> bool:
-        """The pub/sub layer on Redis servers by address (not through Sentinel)."""
-        return isinstance(layer, RedisPubSubChannelLayer) and not any(
-            "master_name" in host for host in decode_hosts(_config().get("hosts"))
-        )
-
-    def publish(self, layer: RedisPubSubChannelLayer, pushes) -> None:
-        config = _config()
-        prefix = config.get("prefix", "asgi")
-        shards = self._shards(config.get("hosts"))
+    def publish(layer: RedisPubSubChannelLayer, target, pushes) -> None:
+        prefix, shards = target
         pipelines = {}
         for group, message in pushes:
             channel = f"{prefix}__group__{group}"
@@ -108,16 +120,6 @@ class _Publisher:
             pipeline.publish(channel, layer.serialize(message))
         for pipeline in pipelines.values():
             pipeline.execute()
-
-    def _shards(self, hosts) -> list[redis.Redis]:
-        key = (os.getpid(), repr(hosts))  # a forked child makes its own
-        shards = self._clients.get(key)
-        if shards is None:
-            with self._lock:
-                shards = self._clients.get(key)
-                if shards is None:
-                    shards = self._clients[key] = [_client(h) for h in decode_hosts(hosts)]
-        return shards
 
 
 def _config() -> dict:
