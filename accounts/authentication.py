@@ -17,7 +17,6 @@ from accounts.errors import AccountRefused
 from accounts.middleware import activate_user_language
 from accounts.models import User
 from accounts.selectors import user_access_refusal
-from taxi_project import rows
 
 
 def access_refusal(user: User, now: datetime) -> tuple[str, str] | None:
@@ -54,14 +53,6 @@ class _RefusingRefusedAccounts:
 
 class TokenAuthentication(_RefusingRefusedAccounts, authentication.TokenAuthentication):
     """`Authorization: Token <key>`; refuses banned and suspended accounts."""
-
-    def authenticate_credentials(self, key):
-        """DRF's, with its SELECT (the token joined to its user) compiled once per process:
-        it runs on every API request."""
-        token = rows.get_with(self.get_model(), "user", key=key)
-        if token is None or not token.user.is_active:
-            return super().authenticate_credentials(key)  # DRF's refusal, in DRF's words
-        return token.user, token
 
 
 class SessionAuthentication(_RefusingRefusedAccounts, authentication.SessionAuthentication):

@@ -14,7 +14,7 @@ What it does, all on this machine:
    yet. Not measured.
 3. Starts `celery -A taxi_project worker -B --concurrency N` (tests/tasks/worker.py) on that
    database, with Redis (`--redis-url`, default db 13, cleared) as broker; beat ticks every
-   DEADLINE_TICK_SECONDS (default 1 s) and each tick runs `services.deadlines_sweep`.
+   DEADLINE_TICK_SECONDS (default 1 s) and each tick runs `clocks.deadlines_sweep`.
 4. Scenario A: the turn deadlines of 1,000 games are spread evenly over one minute (the clock
    columns are rewritten in one UPDATE, consistently: `turn_started_at + turn_seconds =
    next_deadline_at`). It waits until every game has its timeout entry. Lateness of a game =
@@ -23,7 +23,7 @@ What it does, all on this machine:
    has its timeout entry: cleared = last entry's `created_at` − start; timeouts/s = games /
    cleared. Goal: ≥ 200 timeouts/s. CPU used meanwhile by the worker, PostgreSQL and Redis.
 6. With `--profile` (or when the rate goal fails, unless `--no-profile`), the worker is stopped
-   and `services.deadlines_sweep` runs in this process under cProfile on a fresh batch of due
+   and `clocks.deadlines_sweep` runs in this process under cProfile on a fresh batch of due
    games (`--profile-games`, default 1,000), counting SQL queries: where the time per timeout
    goes. The .pstats file is kept with `--profile-out PATH`.
 
@@ -245,7 +245,8 @@ def _create_slice(job: tuple[int, int, list[int], str]) -> list[int]:
     from django.test.utils import override_settings
 
     from accounts.models import User
-    from games import engine, services
+    from games import engine
+    from games.services import tables
 
     start, stop, user_ids, label = job
     connections.close_all()  # never share the parent's connection
@@ -258,10 +259,8 @@ def _create_slice(job: tuple[int, int, list[int], str]) -> list[int]:
     with override_settings(CHANNEL_LAYERS=IN_MEMORY_LAYER):
         for i in range(start, stop):
             first, second = users[2 * (i % pairs)], users[2 * (i % pairs) + 1]
-            game = services.table_create(
-                user=first, players=2, options=engine.Options(), clock=CLOCK
-            )
-            services.table_join(game_id=game.pk, user=second)
+            game = tables.table_create(user=first, players=2, options=engine.Options(), clock=CLOCK)
+            tables.table_join(game_id=game.pk, user=second)
             ids.append(game.pk)
             done = i + 1 - start
             if done % 500 == 0:
@@ -370,7 +369,7 @@ def timeout_entries(ids_range: tuple[int, int]) -> dict[int, list]:
 
 
 def explain_claim() -> dict:
-    """EXPLAIN (ANALYZE, BUFFERS) of the sweep's claim query (as services.deadlines_sweep
+    """EXPLAIN (ANALYZE, BUFFERS) of the sweep's claim query (as clocks.deadlines_sweep
     builds it), in a transaction rolled back at once (the row it locks is skipped meanwhile)."""
     from django.db import connection, transaction
     from django.utils import timezone
@@ -535,11 +534,12 @@ PROFILE_GROUPS = [
 
 
 def profile_sweep(run: Run, ids: list[int]) -> dict:
-    """Run services.deadlines_sweep in this process under cProfile on `ids` made due now."""
+    """Run clocks.deadlines_sweep in this process under cProfile on `ids` made due now."""
     from django.db import connection
     from django.utils import timezone
 
-    from games import services, state
+    from games import state
+    from games.services import clocks
 
     state.forget_all()  # as in a worker that has not seen these games
     make_due(ids, timezone.now(), 0)
@@ -565,7 +565,7 @@ def profile_sweep(run: Run, ids: list[int]) -> dict:
     with connection.execute_wrapper(count_queries):
         wall0 = time.perf_counter()
         profiler.enable()
-        handled = services.deadlines_sweep(limit=len(ids))
+        handled = clocks.deadlines_sweep(limit=len(ids))
         profiler.disable()
         wall = time.perf_counter() - wall0
     stats = pstats.Stats(profiler)
@@ -643,7 +643,8 @@ def plain_profile_rate(ids: list[int]) -> dict:
     from django.db import connection
     from django.utils import timezone
 
-    from games import services, state
+    from games import state
+    from games.services import clocks
 
     state.forget_all()
     make_due(ids, timezone.now(), 0)
@@ -651,7 +652,7 @@ def plain_profile_rate(ids: list[int]) -> dict:
         cursor.execute("SELECT pg_backend_pid()")
         backend = cursor.fetchone()[0]
     t, cpu, pg = time.perf_counter(), time.process_time(), _backend_cpu(backend)
-    handled = services.deadlines_sweep(limit=len(ids))
+    handled = clocks.deadlines_sweep(limit=len(ids))
     wall, cpu = time.perf_counter() - t, time.process_time() - cpu
     pg = _backend_cpu(backend) - pg
     per = 1000 / max(handled, 1)
@@ -747,7 +748,7 @@ def report(result: dict, args) -> None:
         print()
         plain = result["profile_plain"]
         print(
-            f"Profile: services.deadlines_sweep in this process (one process, no Celery), "
+            f"Profile: clocks.deadlines_sweep in this process (one process, no Celery), "
             f"{plain['games']} due games: {plain['ms_per_timeout']:.2f} ms wall and "
             f"{plain['cpu_ms_per_timeout']:.2f} ms CPU of this process and "
             f"{plain['postgres_backend_cpu_ms_per_timeout']:.2f} ms CPU of its PostgreSQL "
@@ -897,7 +898,7 @@ def main(argv=None) -> int:
         rate_failed = "b" in result and result["b"]["rate_per_s"] < GOAL_RATE
         if args.profile or (rate_failed and not args.no_profile):
             batch = ids_b[: args.profile_games]
-            log(f"profile: services.deadlines_sweep in-process on {len(batch)} games")
+            log(f"profile: clocks.deadlines_sweep in-process on {len(batch)} games")
             result["profile_plain"] = plain_profile_rate(batch)
             result["profile"] = profile_sweep(run, batch)
         result["goals"] = goals(result)

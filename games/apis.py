@@ -8,9 +8,7 @@ from rest_framework.pagination import LimitOffsetPagination
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from accounts.authentication import SessionAuthentication
-from games import engine, moderation, selectors, services
-from games.authentication import MoveTokenAuthentication
+from games import engine, moderation, selectors
 from games.serializers import (
     ChatMessageSerializer,
     ErrorSerializer,
@@ -30,6 +28,7 @@ from games.serializers import (
     TableJoinSerializer,
     move_data,
 )
+from games.services import moves, tables
 from games.throttles import MoveRateThrottle
 
 
@@ -83,7 +82,7 @@ class TableListCreateApi(APIView):
             pickup_before_movement=data["pickup_before_movement"],
             movement=data["movement"],
         )
-        game = services.table_create(
+        game = tables.table_create(
             user=request.user,
             players=data["players"],
             options=options,
@@ -105,7 +104,7 @@ class TableJoinApi(APIView):
     )
     def post(self, request, game_id: int):
         data = _valid(TableJoinSerializer, request.data)
-        services.table_join(
+        tables.table_join(
             game_id=game_id, user=request.user, invite_code=data.get("invite_code", "")
         )
         game = selectors.game_get_visible(game_id=game_id, user=request.user)
@@ -121,7 +120,7 @@ class TableLeaveApi(APIView):
     )
     def post(self, request, game_id: int):
         selectors.game_get_visible(game_id=game_id, user=request.user)
-        services.table_leave(game_id=game_id, user=request.user)
+        tables.table_leave(game_id=game_id, user=request.user)
         game = selectors.game_get_visible(game_id=game_id, user=request.user)
         return Response(selectors.game_summary(game, user=request.user))
 
@@ -135,7 +134,7 @@ class TableCancelApi(APIView):
     )
     def post(self, request, game_id: int):
         selectors.game_get_visible(game_id=game_id, user=request.user)
-        services.table_cancel(game_id=game_id, user=request.user)
+        tables.table_cancel(game_id=game_id, user=request.user)
         game = selectors.game_get_visible(game_id=game_id, user=request.user)
         return Response(selectors.game_summary(game, user=request.user))
 
@@ -152,8 +151,6 @@ class GameDetailApi(APIView):
 
 
 class GameActionsApi(APIView):
-    # a move's token is read with the game (games/authentication.py)
-    authentication_classes = [MoveTokenAuthentication, SessionAuthentication]
     throttle_classes = [MoveRateThrottle]  # POST only: moves per user (games/throttles.py)
 
     @extend_schema(
@@ -177,13 +174,12 @@ class GameActionsApi(APIView):
     )
     def post(self, request, game_id: int):
         data = move_data(request.data)
-        result = services.move_submit(
+        result = moves.move_submit(
             game_id=game_id,
             user=request.user,
             action=data["action"],
             version=data["version"],
             idempotency_key=data["idempotency_key"],
-            read=getattr(request, "move_read", None),
         )
         code = status.HTTP_200_OK if result.replayed else status.HTTP_201_CREATED
         return Response(result.body, status=code)

@@ -21,9 +21,11 @@ from rest_framework import exceptions
 
 from accounts.authentication import access_refusal
 from accounts.middleware import scope_language
-from games import events, selectors, services
+from games import events, selectors
 from games.engine import EngineError
+from games.errors import InvalidSync, LoginRequired, MalformedFrame, UnknownFrame
 from games.serializers import MAX_INT, move_data
+from games.services import chat, moves
 from games.throttles import socket_move_allowed
 from taxi_project.api_errors import ApiError, TooManyRequests, body_for
 
@@ -79,30 +81,16 @@ class JsonConsumer(AsyncJsonWebsocketConsumer):
 
     async def receive(self, text_data=None, bytes_data=None, **kwargs):
         if text_data is None or len(text_data) > MAX_FRAME:
-            await self.send_json(
-                frame(
-                    "error",
-                    code="malformed_frame",
-                    message=gettext("Send JSON text frames of at most %(max)s bytes.")
-                    % {"max": MAX_FRAME},
-                )
-            )
+            message = gettext("Send JSON text frames of at most %(max)s bytes.")
+            await self.send_json(error_frame(MalformedFrame(message % {"max": MAX_FRAME})))
             return
         try:
             content = json.loads(text_data)
         except ValueError:
-            await self.send_json(
-                frame("error", code="malformed_frame", message=gettext("This frame is not JSON."))
-            )
+            await self.send_json(error_frame(MalformedFrame(gettext("This frame is not JSON."))))
             return
         if not isinstance(content, dict) or not isinstance(content.get("type"), str):
-            await self.send_json(
-                frame(
-                    "error",
-                    code="malformed_frame",
-                    message=gettext("A frame is an object with a type."),
-                )
-            )
+            await self.send_json(error_frame(MalformedFrame()))
             return
         await self.receive_json(content)
 
@@ -150,29 +138,22 @@ class GameConsumer(JsonConsumer):
             elif kind == "move":
                 await self.move(content, ref)
             elif kind == "chat":
-                await database_sync_to_async(services.chat_post)(
+                await database_sync_to_async(chat.chat_post)(
                     game_id=self.game_id, user=self.user, text=content.get("text")
                 )
             elif kind == "ping":
                 await self.send_json(frame("pong", ref=ref))
             else:
-                raise ApiError(
-                    gettext("Unknown frame type %(type)s.") % {"type": repr(kind)},
-                    code="unknown_frame",
-                )
+                raise UnknownFrame(UnknownFrame.default_detail % {"type": repr(kind)})
         except (ApiError, EngineError, exceptions.APIException) as error:
             await self.send_json(error_frame(error, ref))
 
     async def sync(self, after) -> None:
         if isinstance(after, bool) or not isinstance(after, int) or not -1 <= after <= MAX_INT:
-            raise ApiError(
-                gettext("`after` is the last seq you have, or -1 for all."), code="invalid_sync"
-            )
+            raise InvalidSync()
         entries, view, version, clock = await database_sync_to_async(self._since)(after)
         if after > version:
-            raise ApiError(
-                gettext("The game is at seq %(seq)s.") % {"seq": version}, code="invalid_sync"
-            )
+            raise InvalidSync(gettext("The game is at seq %(seq)s.") % {"seq": version})
         for index, entry in enumerate(entries):
             last = index == len(entries) - 1
             await self.send_json(frame("entry", **entry, view=view if last else None))
@@ -191,11 +172,11 @@ class GameConsumer(JsonConsumer):
 
     async def move(self, content, ref) -> None:
         if not self.user.is_authenticated:
-            raise ApiError(gettext("Log in to play."), code="not_authenticated")
+            raise LoginRequired()
         if not await database_sync_to_async(socket_move_allowed)(self.user):
             raise TooManyRequests()
         data = move_data(content)
-        result = await database_sync_to_async(services.move_submit)(
+        result = await database_sync_to_async(moves.move_submit)(
             game_id=self.game_id,
             user=self.user,
             action=data["action"],
@@ -279,14 +260,8 @@ class UserConsumer(JsonConsumer):
         if content["type"] == "ping":
             await self.send_json(frame("pong", ref=content.get("ref")))
         else:
-            await self.send_json(
-                frame(
-                    "error",
-                    code="unknown_frame",
-                    message=gettext("Unknown frame type %(type)s.")
-                    % {"type": repr(content["type"])},
-                )
-            )
+            unknown = UnknownFrame(UnknownFrame.default_detail % {"type": repr(content["type"])})
+            await self.send_json(error_frame(unknown))
 
     async def user_your_turn(self, event):
         await self.send_json(frame("your_turn", game=event["game"], version=event["version"]))

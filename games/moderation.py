@@ -15,9 +15,9 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from accounts.models import User
-from games import engine, events, services, state
+from games import engine, errors, events, repository
 from games.models import ChatMessage, Game, ModerationAction, Report, Seat
-from taxi_project.api_errors import ApiError, Conflict, Forbidden, NotFound
+from games.services import chat
 
 Kind = ModerationAction.Kind
 MAX_REASON = 1000
@@ -26,10 +26,7 @@ MAX_REASON = 1000
 def _reason(reason: str) -> str:
     reason = (reason or "").strip()
     if not 0 < len(reason) <= MAX_REASON:
-        raise ApiError(
-            _("Give a reason of 1 to %(max)s characters.") % {"max": MAX_REASON},
-            code="reason_required",
-        )
+        raise errors.ReasonRequired(errors.ReasonRequired.default_detail % {"max": MAX_REASON})
     return reason
 
 
@@ -37,13 +34,18 @@ def _audit(moderator, kind: str, reason: str, **targets) -> ModerationAction:
     return ModerationAction.objects.create(moderator=moderator, kind=kind, reason=reason, **targets)
 
 
-def _server_action(game: Game, action: engine.Action, moderator) -> None:
-    """Apply a server action to a locked, running game and append it with the moderator."""
-    if game.status != Game.Status.PLAYING:
-        raise Conflict(_("The game is not running."), code="game_not_running")
-    current = state.state_for(game)
-    notifications = current.apply(action)
-    services._append(game, current, action, notifications, actor=moderator)
+def _server_action(game_id: int, action: engine.Action, moderator) -> Game:
+    """Inside a transaction: lock a running game and append a server action with the
+    moderator as its actor."""
+    try:
+        loaded = repository.load(game_id, lock=True)
+    except repository.GameNotFound:
+        raise errors.GameNotFound() from None
+    if loaded.game.status != Game.Status.PLAYING:
+        raise errors.GameNotRunning()
+    entry = repository.NewEntry(action, actor=moderator)
+    repository.append(loaded, entry, expected_version=loaded.game.version)
+    return loaded.game
 
 
 # ---------------------------------------------------------------------------------- games
@@ -53,8 +55,7 @@ def game_abort(*, moderator, game_id: int, reason: str) -> ModerationAction:
     """End a running game with no result (`game_aborted`, with the reason)."""
     reason = _reason(reason)
     with transaction.atomic():
-        game = services._locked_game(game_id)
-        _server_action(game, engine.Abort(reason[: engine.actions.MAX_REASON]), moderator)
+        game = _server_action(game_id, engine.Abort(reason[: engine.actions.MAX_REASON]), moderator)
         return _audit(moderator, Kind.GAME_ABORT, reason, game=game)
 
 
@@ -62,8 +63,7 @@ def seat_zombify(*, moderator, game_id: int, seat: int, reason: str) -> Moderati
     """Hand a seat to the autopilot (K3)."""
     reason = _reason(reason)
     with transaction.atomic():
-        game = services._locked_game(game_id)
-        _server_action(game, engine.Zombify(seat), moderator)
+        game = _server_action(game_id, engine.Zombify(seat), moderator)
         user = Seat.objects.filter(game=game, seat=seat).values_list("user", flat=True).first()
         return _audit(
             moderator, Kind.SEAT_ZOMBIFY, reason, game=game, user_id=user, details={"seat": seat}
@@ -74,8 +74,7 @@ def seat_restore(*, moderator, game_id: int, seat: int, reason: str) -> Moderati
     """Give a zombie seat back to its player (K3)."""
     reason = _reason(reason)
     with transaction.atomic():
-        game = services._locked_game(game_id)
-        _server_action(game, engine.Restore(seat), moderator)
+        game = _server_action(game_id, engine.Restore(seat), moderator)
         user = Seat.objects.filter(game=game, seat=seat).values_list("user", flat=True).first()
         return _audit(
             moderator, Kind.SEAT_RESTORE, reason, game=game, user_id=user, details={"seat": seat}
@@ -88,7 +87,7 @@ def seat_restore(*, moderator, game_id: int, seat: int, reason: str) -> Moderati
 def _locked_user(user_id: int) -> User:
     user = User.objects.select_for_update().filter(pk=user_id).first()
     if user is None:
-        raise NotFound(_("No such user."), code="user_not_found")
+        raise errors.UserNotFound()
     return user
 
 
@@ -97,10 +96,10 @@ def _seats_to_autopilot(user: User, moderator) -> list[int]:
     handed = []
     running = Seat.objects.filter(user=user, game__status=Game.Status.PLAYING)
     for game_id, seat in running.values_list("game_id", "seat"):
-        game = services._locked_game(game_id)
-        current = state.state_for(game)
-        if game.status == Game.Status.PLAYING and not current.zombies[seat]:
-            _server_action(game, engine.Zombify(seat), moderator)
+        loaded = repository.load(game_id, lock=True)
+        if loaded.game.status == Game.Status.PLAYING and not loaded.state.zombies[seat]:
+            entry = repository.NewEntry(engine.Zombify(seat), actor=moderator)
+            repository.append(loaded, entry, expected_version=loaded.game.version)
             handed.append(game_id)
     return handed
 
@@ -110,11 +109,11 @@ def user_suspend(*, moderator, user_id: int, until: datetime, reason: str) -> Mo
     autopilot, and its open sockets are closed."""
     reason = _reason(reason)
     if until <= timezone.now():
-        raise ApiError(_("A suspension ends in the future."), code="invalid_until")
+        raise errors.InvalidUntil()
     with transaction.atomic():
         user = _locked_user(user_id)
         if user.is_superuser:
-            raise Forbidden(_("Superusers are not moderated here."), code="superuser")
+            raise errors.SuperuserNotModerated()
         user.suspended_until = until
         user.moderation_reason = reason
         user.save(update_fields=["suspended_until", "moderation_reason"])
@@ -131,7 +130,7 @@ def user_ban(*, moderator, user_id: int, reason: str) -> ModerationAction:
     with transaction.atomic():
         user = _locked_user(user_id)
         if user.is_superuser:
-            raise Forbidden(_("Superusers are not moderated here."), code="superuser")
+            raise errors.SuperuserNotModerated()
         user.banned_at = timezone.now()
         user.moderation_reason = reason
         user.save(update_fields=["banned_at", "moderation_reason"])
@@ -159,7 +158,7 @@ def user_lift(*, moderator, user_id: int, reason: str) -> ModerationAction:
 def chat_message_hide(*, moderator, message_id: int, reason: str) -> ModerationAction:
     reason = _reason(reason)
     with transaction.atomic():
-        message = services.chat_hide(message_id=message_id, moderator=moderator, reason=reason)
+        message = chat.chat_hide(message_id=message_id, moderator=moderator, reason=reason)
         return _audit(
             moderator, Kind.CHAT_HIDE, reason, game_id=message.game_id, user_id=message.author_id,
             chat_message=message,
@@ -183,14 +182,14 @@ def report_create(
     if chat_message_id is not None:
         message = ChatMessage.objects.filter(pk=chat_message_id, game=game).first()
         if message is None:
-            raise NotFound(_("No such message in this game."), code="message_not_found")
+            raise errors.MessageNotFound(_("No such message in this game."))
         reported_user_id = reported_user_id or message.author_id
     if reported_user_id is None:
-        raise ApiError(_("Say whom or which message you report."), code="report_target_required")
+        raise errors.ReportTargetRequired()
     if not Seat.objects.filter(game=game, user_id=reported_user_id).exists():
-        raise NotFound(_("No such player in this game."), code="player_not_found")
+        raise errors.PlayerNotFound()
     if reported_user_id == reporter.pk:
-        raise ApiError(_("You cannot report yourself."), code="report_self")
+        raise errors.ReportSelf()
     return Report.objects.create(
         reporter=reporter, game=game, reported_user_id=reported_user_id, chat_message=message,
         reason=reason,
@@ -202,9 +201,9 @@ def report_close(*, moderator, report_id: int, resolution: str) -> ModerationAct
     with transaction.atomic():
         report = Report.objects.select_for_update().filter(pk=report_id).first()
         if report is None:
-            raise NotFound(_("No such report."), code="report_not_found")
+            raise errors.ReportNotFound()
         if report.status == Report.Status.CLOSED:
-            raise Conflict(_("This report is already closed."), code="report_closed")
+            raise errors.ReportClosed()
         report.status = Report.Status.CLOSED
         report.closed_by = moderator
         report.closed_at = timezone.now()

@@ -7,17 +7,11 @@ clients only through `engine.player_view`.
 from __future__ import annotations
 
 from django.db.models import Exists, OuterRef, Prefetch, Q, QuerySet
-from django.utils.translation import gettext_lazy as _
+from django.utils.translation import gettext as _
 
 from games import engine, state
+from games.errors import GameNotFound, LoginRequired
 from games.models import ChatMessage, Game, GameEntry, Seat
-from taxi_project.api_errors import ApiError, NotFound
-
-
-class NotAuthenticated(ApiError):
-    status_code = 401
-    default_code = "not_authenticated"
-    default_detail = _("Log in first.")
 
 
 def client_view(current: engine.Game, seat: int | None, public: dict | None = None) -> dict:
@@ -38,7 +32,7 @@ def game_get_visible(*, game_id: int, user) -> Game:
     to the people seated at them and staff. Anything else is 'not found' (ids leak nothing)."""
     game = Game.objects.filter(pk=game_id).prefetch_related(_seats_with_users()).first()
     if game is None or not _may_see(game, user):
-        raise NotFound(_("No such game."), code="game_not_found")
+        raise GameNotFound()
     return game
 
 
@@ -232,9 +226,9 @@ def socket_access(*, game_id: int, user) -> dict:
     else:
         game = Game.objects.filter(pk=game_id).first()
         if game is None:
-            raise NotFound(_("No such game."), code="game_not_found")
+            raise GameNotFound()
         if game.visibility != Game.Visibility.PUBLIC:
-            raise NotAuthenticated("Log in to watch this table.")
+            raise LoginRequired(_("Log in to watch this table."))
     seat = seat_of(game, user) if user.is_authenticated else None
     hello = {
         "version": log_version(game),
@@ -248,7 +242,7 @@ def socket_access(*, game_id: int, user) -> dict:
 def user_socket_access(*, user) -> list[int]:
     """A user's own socket: signed in, not refused. Returns the games waiting on the user."""
     if not user.is_authenticated:
-        raise NotAuthenticated()
+        raise LoginRequired(_("Log in first."))
     from accounts.authentication import ensure_access
 
     ensure_access(user)

@@ -4,9 +4,9 @@ Replay is the only way state is built (STYLE 3). The per-process cache keeps, pe
 state at one version; a caller gets a private clone, and only a committed append puts a newer
 state back. When the game row's version is ahead of the cached state (the moves since landed on
 other processes: with N server processes, most moves do), the missing entries are read from the
-log and applied to a clone: a move reads them in the statement that reads the game row
-(`cached_version`, `state_for(caught_up=)`), other callers with one indexed SELECT of a few
-rows; nothing to write on each move. With nothing cached, the whole log is replayed. A
+log and applied to a clone: `games/repository.py` reads them in the statement that reads the
+game row (`cached_version`, `state_for(caught_up=)`), other callers with one indexed SELECT of
+a few rows; nothing to write on each move. With nothing cached, the whole log is replayed. A
 cached state is keyed by the game's id and seed commitment (a recreated database reuses ids).
 Tests prove a cached and a caught-up state equal a replay.
 """
@@ -16,8 +16,6 @@ from __future__ import annotations
 import threading
 from collections import OrderedDict
 
-from django.db import connection
-
 from games import engine
 from games.models import Game, GameEntry
 
@@ -26,22 +24,12 @@ CACHE_SIZE = 5000
 _lock = threading.Lock()
 _cache: OrderedDict[int, tuple[str, int, engine.Game]] = OrderedDict()
 
-# GameEntry.objects.filter(game_id=…, seq__gt=…, seq__lte=…).order_by("seq")
-# .values_list("action", flat=True), written out: it runs on most moves
-_ACTIONS_SQL = (
-    f"SELECT action FROM {GameEntry._meta.db_table} "
-    "WHERE game_id = %s AND seq > %s AND seq <= %s ORDER BY seq"
-)
-
 
 def _actions(game: Game, after: int) -> list:
     """The actions of the entries after seq `after`, up to the row's version: entries
     committed since the row was read come later."""
-    field = GameEntry._meta.get_field("action")
-    with connection.cursor() as cursor:
-        cursor.execute(_ACTIONS_SQL, [game.pk, after, game.version])
-        found = cursor.fetchall()
-    return [field.from_db_value(value, None, connection) for (value,) in found]
+    found = GameEntry.objects.filter(game_id=game.pk, seq__gt=after, seq__lte=game.version)
+    return list(found.order_by("seq").values_list("action", flat=True))
 
 
 def _played(state: engine.Game, game: Game, actions: list) -> engine.Game:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from celery import shared_task
 from django.db import InterfaceError, OperationalError
 
-from games import services
+from games.services import clocks, notifications
 from taxi_project.dbpool import purge_dead_connections
 
 
@@ -16,7 +16,7 @@ def sweep_deadlines() -> int:
     through SKIP LOCKED. A dropped database connection fails this tick and has the pool
     replace its dead connections for the next one."""
     try:
-        return services.deadlines_sweep()
+        return clocks.deadlines_sweep()
     except (OperationalError, InterfaceError):
         purge_dead_connections()
         raise
@@ -25,4 +25,4 @@ def sweep_deadlines() -> int:
 @shared_task(ignore_result=True, autoretry_for=(OSError,), retry_backoff=True, max_retries=5)
 def email_your_turn(user_id: int, game_id: int, version: int) -> bool:
     """Tell a player by e-mail that a game waits on their move; nothing if it moved on."""
-    return services.turn_email_send(user_id=user_id, game_id=game_id, version=version)
+    return notifications.turn_email_send(user_id=user_id, game_id=game_id, version=version)

@@ -8,18 +8,17 @@ switch on `code` and show `message`.
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
+from enum import StrEnum
 
 import psycopg
 from django.core.exceptions import PermissionDenied as DjangoPermissionDenied
 from django.core.exceptions import RequestDataTooBig
 from django.db import InterfaceError, OperationalError
 from django.http import Http404
-from django.utils import translation
-from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 from rest_framework import exceptions, status
 
-from games.engine import EngineError, IllegalAction, InvalidSetup, MalformedAction
 from taxi_project.dbpool import purge_dead_connections
 
 log = logging.getLogger(__name__)
@@ -30,11 +29,31 @@ CONNECTION_ERRORS = (OperationalError, InterfaceError, psycopg.OperationalError,
                      psycopg.InterfaceError)  # fmt: skip
 
 
+class Code(StrEnum):
+    """The platform's own codes, and DRF's that reach our clients (its `default_code`s)."""
+
+    BAD_REQUEST = "bad_request"
+    INVALID = "invalid"  # field errors in `errors`
+    CONFLICT = "conflict"
+    ILLEGAL = "illegal"
+    PERMISSION_DENIED = "permission_denied"
+    NOT_FOUND = "not_found"
+    REQUEST_TOO_LARGE = "request_too_large"
+    SERVICE_UNAVAILABLE = "service_unavailable"
+    THROTTLED = "throttled"
+    NOT_AUTHENTICATED = "not_authenticated"
+    AUTHENTICATION_FAILED = "authentication_failed"
+    PARSE_ERROR = "parse_error"
+    UNSUPPORTED_MEDIA_TYPE = "unsupported_media_type"
+    METHOD_NOT_ALLOWED = "method_not_allowed"
+    NOT_ACCEPTABLE = "not_acceptable"
+
+
 class ApiError(exceptions.APIException):
     """Base for our errors: a code, a message, optional extra fields for the body."""
 
     status_code = status.HTTP_400_BAD_REQUEST
-    default_code = "bad_request"
+    default_code = Code.BAD_REQUEST
     default_detail = _("The request could not be handled.")
 
     def __init__(self, message: str | None = None, *, code: str | None = None, **extra):
@@ -46,106 +65,79 @@ class ApiError(exceptions.APIException):
 
 class Conflict(ApiError):
     status_code = status.HTTP_409_CONFLICT
-    default_code = "conflict"
+    default_code = Code.CONFLICT
     default_detail = _("The request conflicts with the current state.")
 
 
 class Unprocessable(ApiError):
     status_code = status.HTTP_422_UNPROCESSABLE_ENTITY
-    default_code = "illegal"
+    default_code = Code.ILLEGAL
     default_detail = _("The request is well formed but not allowed now.")
 
 
 class Forbidden(ApiError):
     status_code = status.HTTP_403_FORBIDDEN
-    default_code = "permission_denied"
+    default_code = Code.PERMISSION_DENIED
     default_detail = _("You may not do this.")
 
 
 class NotFound(ApiError):
     status_code = status.HTTP_404_NOT_FOUND
-    default_code = "not_found"
+    default_code = Code.NOT_FOUND
     default_detail = _("Not found.")
 
 
 class RequestTooLarge(ApiError):
     status_code = status.HTTP_413_REQUEST_ENTITY_TOO_LARGE
-    default_code = "request_too_large"
-    default_detail = "The request body is larger than the server accepts."
+    default_code = Code.REQUEST_TOO_LARGE
+    default_detail = _("The request body is larger than the server accepts.")
 
 
 class ServiceUnavailable(ApiError):
     status_code = status.HTTP_503_SERVICE_UNAVAILABLE
-    default_code = "service_unavailable"
-    default_detail = "The service is briefly unavailable; try again in a moment."
+    default_code = Code.SERVICE_UNAVAILABLE
+    default_detail = _("The service is briefly unavailable; try again in a moment.")
 
 
 class TooManyRequests(ApiError):
     status_code = status.HTTP_429_TOO_MANY_REQUESTS
-    default_code = "throttled"
+    default_code = Code.THROTTLED
     default_detail = _("Too many requests; slow down.")
 
 
-# The engine speaks English only (it knows no Django): its refusals in other languages are
-# these sentences, chosen by code (and, where one code covers several rules, by clause).
-ENGINE_MESSAGES = {
-    "malformed_action": _("This is not a well-formed action."),
-    "invalid_options": _("These table options are not valid."),
-    "invalid_players": _("A game has 2 to 8 players."),
-    "pickup_before_movement_required": _(
-        "5 to 8 players need the option “pickup before movement”."
-    ),
-    "unsupported_rules_version": _("This version of the rules is not supported."),
-    "game_over": _("The game is over."),
-    "no_such_seat": _("This game has no such seat."),
-    "not_your_turn": _("It is not your turn."),
-    "not_adjacent": _("The taxi can only move to a neighbouring area."),
-    "area_occupied": _("Another taxi is on that area."),
-    "start_area": _("The taxi cannot go back to the area where it began this turn."),
-    "allowance_exceeded": _("No steps are left this turn."),
-    "step_required": _("The first step of a turn is mandatory."),
-    "movement_over": _("The taxi has already stopped this turn."),
-    "nothing_to_undo": _("There is no step to take back."),
-    "undo_limit": _("At most 5 steps can be taken back per turn."),
-    "no_such_citizen": _("No citizen waits here to go there."),
-    "pickup_not_allowed": _("This pickup is not allowed now."),
-    "not_picking_up": _("There is nothing to decline before the stop."),
-    "not_blocked": _("The taxi can move, so it cannot pass."),
-    "deadline_already_reached": _("This deadline has already been reached."),
-    "already_zombie": _("The autopilot already plays this seat."),
-    "not_zombie": _("This seat is not played by the autopilot."),
-}
-PICKUP_MESSAGES = {
-    "P1": _("A taxi carries at most 3 passengers."),
-    "P2": _("Once the draw pile is exhausted, a taxi with 2 passengers cannot pick up a third."),
-    "P3": _("While at most 4 citizens are waiting, only an empty taxi may pick up."),
-    "T2": _("A pickup before movement is no longer possible this turn."),
-    "T5": _("Pickups happen at the stop."),
-}
+_conversions: list[tuple[type[Exception], Callable[[Exception], ApiError]]] = []
 
 
-def engine_message(error: EngineError) -> str:
-    """The refusal in the active language. English keeps the engine's own sentence, which
-    names the areas and numbers involved."""
-    if (translation.get_language() or "en").split("-")[0] == "en":
-        return error.message
-    code = str(error.code)
-    if code == "pickup_not_allowed" and error.clause in PICKUP_MESSAGES:
-        return str(PICKUP_MESSAGES[error.clause])
-    return str(ENGINE_MESSAGES.get(code, error.message))
+def register_conversion(kind: type[Exception], convert: Callable[[Exception], ApiError]) -> None:
+    """Have every error of `kind` answered as `convert(error)`: how an app whose errors are
+    not `ApiError`s (the engine's) joins the one shape (`games/errors.py` registers its own
+    when its app is ready)."""
+    _conversions.append((kind, convert))
 
 
-def engine_error(error: EngineError) -> ApiError:
-    """Engine refusals: malformed → 400 with field errors, setup → 400, illegal → 422."""
-    message = engine_message(error)
-    if isinstance(error, MalformedAction):
-        return ApiError(message, code=str(error.code), errors=error.errors)
-    if isinstance(error, InvalidSetup):
-        return ApiError(message, code=str(error.code))
-    if isinstance(error, IllegalAction):
-        extra = {"clause": error.clause} if error.clause else {}
-        return Unprocessable(message, code=str(error.code), **extra)
-    return ApiError(message, code=str(error.code))
+def as_api_error(exc: Exception) -> Exception:
+    for kind, convert in _conversions:
+        if isinstance(exc, kind):
+            return convert(exc)
+    return exc
+
+
+def vocabulary() -> dict[str, tuple[int, str]]:
+    """Every platform code: (HTTP status, default message); DRF's in DRF's own words."""
+    found = {
+        str(cls.default_code): (cls.status_code, cls.default_detail)
+        for cls in (ApiError, Conflict, Unprocessable, Forbidden, NotFound, RequestTooLarge,
+                    ServiceUnavailable, TooManyRequests)
+    }  # fmt: skip
+    for cls in (exceptions.NotAuthenticated, exceptions.AuthenticationFailed,
+                exceptions.ParseError, exceptions.UnsupportedMediaType,
+                exceptions.MethodNotAllowed, exceptions.NotAcceptable):  # fmt: skip
+        found[cls.default_code] = (cls.status_code, cls.default_detail)
+    found[Code.INVALID] = (400, INVALID_MESSAGE)
+    return found
+
+
+INVALID_MESSAGE = _("Some fields are invalid.")
 
 
 def _body(exc: exceptions.APIException) -> dict:
@@ -153,7 +145,7 @@ def _body(exc: exceptions.APIException) -> dict:
         return {"code": exc.code, "message": exc.message, **exc.extra}
     if isinstance(exc, exceptions.ValidationError):
         detail = exc.detail if isinstance(exc.detail, dict) else {"non_field_errors": exc.detail}
-        return {"code": "invalid", "message": gettext("Some fields are invalid."), "errors": detail}
+        return {"code": Code.INVALID, "message": str(INVALID_MESSAGE), "errors": detail}
     # DRF's own codes (not_authenticated, permission_denied, not_found, method_not_allowed,
     # parse_error, unsupported_media_type, throttled …) or the code a raiser chose.
     codes = exc.get_codes()
@@ -165,18 +157,15 @@ def _body(exc: exceptions.APIException) -> dict:
 
 def body_for(exc: Exception) -> dict:
     """The error body for any refusal, for callers outside DRF views (WebSocket frames)."""
-    if isinstance(exc, EngineError):
-        exc = engine_error(exc)
-    return _body(exc)
+    return _body(as_api_error(exc))
 
 
 def exception_handler(exc, context):
     # imported here: rest_framework.views loads the authentication classes, which use ApiError
     from rest_framework.views import exception_handler as drf_exception_handler
 
-    if isinstance(exc, EngineError):
-        exc = engine_error(exc)
-    elif isinstance(exc, Http404):
+    exc = as_api_error(exc)
+    if isinstance(exc, Http404):
         exc = NotFound()
     elif isinstance(exc, DjangoPermissionDenied):
         exc = Forbidden()

@@ -4,19 +4,19 @@ import gc
 import os
 import warnings
 
-import django
-
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "taxi_project.settings")
 
-# Set up Django before importing anything that touches models (auth middleware, consumers).
-django.setup(set_prefix=False)
+from django.core.asgi import get_asgi_application  # noqa: E402
+
+# Django's own ASGI handler (it sets Django up: import models only after this line)
+django_http = get_asgi_application()
 
 from django.urls import get_resolver  # noqa: E402
 
-from taxi_project.handler import ThreadedASGIHandler  # noqa: E402
+from taxi_project.body_limit import BodyLimit  # noqa: E402
 
-# Django's HTTP handling, each request on one worker thread (taxi_project/handler.py)
-django_asgi_app = ThreadedASGIHandler()
+# bodies over the limit never reach Django (taxi_project/body_limit.py)
+django_asgi_app = BodyLimit(django_http)
 
 from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
 

@@ -133,10 +133,6 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
             "timeout": 10,
         }
 
-# Threads per server process running HTTP requests (taxi_project/handler.py), at most the pool's
-# size. More threads than cores mostly wait for Python's GIL: on two cores, 3 processes × 4
-# threads answered 300 moves/s with a p99 of 64–143 ms, × 8 threads 556 ms (BENCHMARKS.md, API).
-WEB_THREADS = int(os.environ.get("WEB_THREADS", "4"))
 
 if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     # Take the write lock when a transaction begins, so concurrent moves queue up rather than

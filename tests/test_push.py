@@ -1,16 +1,18 @@
-"""Pushes on Redis are published without an event loop (games/events.py: _Publisher). What a
-request's thread or a Celery worker publishes must reach the sockets the pub/sub layer
-subscribed to the group, exactly as the layer's own `group_send` would deliver it; a Redis
-that does not answer loses the push, never the committed request."""
+"""One push path (games/events.py): `group_send` through `async_to_sync`, from a request's
+thread (as Django's ASGI handler runs views: `sync_to_async`) or a Celery worker's (a thread
+with no event loop), on Redis and on the in-memory layer alike. What it sends must reach the
+group's sockets exactly as the layer's own `group_send` delivers it; a Redis that does not
+answer loses the push, never the committed request."""
 
 from __future__ import annotations
 
 import asyncio
 import logging
 import random
+from functools import partial
 
 import pytest
-from asgiref.sync import async_to_sync
+from asgiref.sync import async_to_sync, sync_to_async
 from channels.layers import get_channel_layer
 
 from games import events
@@ -20,12 +22,26 @@ def _game_id() -> int:
     return random.randrange(10**9, 2 * 10**9)  # groups no other test or process uses
 
 
-@pytest.mark.redis
-def test_pushes_from_a_thread_reach_the_layers_group_members_as_its_own_group_send():
+IN_MEMORY = {"default": {"BACKEND": "channels.layers.InMemoryChannelLayer"}}
+
+
+@pytest.mark.parametrize(
+    "layer_kind, caller",
+    [
+        ("memory", "request"),
+        pytest.param("redis", "request", marks=pytest.mark.redis),
+        pytest.param("redis", "worker", marks=pytest.mark.redis),
+    ],
+)
+def test_pushes_from_a_thread_reach_the_layers_group_members_as_its_own_group_send(
+    layer_kind, caller, settings
+):
     from channels_redis.pubsub import RedisPubSubChannelLayer
 
+    if layer_kind == "memory":
+        settings.CHANNEL_LAYERS = IN_MEMORY
     layer = get_channel_layer()
-    assert isinstance(layer, RedisPubSubChannelLayer)
+    assert isinstance(layer, RedisPubSubChannelLayer) == (layer_kind == "redis")
     game_id, user_id = _game_id(), _game_id()
     entry = {
         "type": "game.entry",
@@ -43,10 +59,13 @@ def test_pushes_from_a_thread_reach_the_layers_group_members_as_its_own_group_se
         await layer.group_add(events.game_group(game_id), game_socket)
         await layer.group_add(events.user_group(user_id), user_socket)
         try:
-            # as a request's thread publishes it: an entry that began the user's turn
-            await asyncio.to_thread(
-                events.entry_committed, game_id=game_id, message=entry, your_turn=user_id
-            )
+            # an entry that began the user's turn, committed in a request or a worker
+            push = partial(events.entry_committed, game_id=game_id, message=entry,
+                           your_turn=user_id)  # fmt: skip
+            if caller == "request":
+                await sync_to_async(push)()
+            else:
+                await asyncio.to_thread(push)
             published = [
                 await asyncio.wait_for(layer.receive(game_socket), 5),
                 await asyncio.wait_for(layer.receive(user_socket), 5),

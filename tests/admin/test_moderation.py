@@ -9,6 +9,7 @@ from django.db import DatabaseError, transaction
 from rest_framework.test import APIClient
 
 from games.models import AppendOnlyError, ChatMessage, Game, GameEntry, ModerationAction, Report
+from games.services import chat
 from tests.players import Player, play_turn, seat_players, start_game
 
 
@@ -167,10 +168,9 @@ def test_ban(moderator, game):
 
 
 def test_hide_a_chat_message_and_close_a_report(moderator, game):
-    from games import services
 
     game_id, _, by_seat = game
-    message = services.chat_post(game_id=game_id, user=by_seat[0].user, text="rude words")
+    message = chat.chat_post(game_id=game_id, user=by_seat[0].user, text="rude words")
     reported = by_seat[1].post(
         f"/api/v1/games/{game_id}/reports", {"reason": "insulted me", "chat_message": message.pk}
     )

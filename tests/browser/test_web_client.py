@@ -251,14 +251,14 @@ class Driver:
 
 
 def hide_chat_message(message_id: int) -> None:
-    """A moderator hides a message (games.services.chat_hide), from a thread of its own: this
+    """A moderator hides a message (games.services.chat.chat_hide), from a thread of its own: this
     one runs Playwright's event loop, where Django refuses database calls."""
 
     def hide():
         from django.db import connection
 
         from accounts.models import User
-        from games.services import chat_hide
+        from games.services.chat import chat_hide
 
         try:
             moderator = User.objects.create_user(username="moderator", is_staff=True)

@@ -17,8 +17,9 @@ from django.core.cache import cache
 from rest_framework.test import APIClient
 
 from accounts.models import User
-from games import engine, services
+from games import engine
 from games.models import ChatMessage, Game, GameEntry, Report, Seat
+from games.services import chat, tables
 from taxi_project.api_errors import ApiError
 from tests.players import Player, autopilot_choice, seat_players, start_game
 
@@ -215,7 +216,7 @@ def test_odd_unicode_in_accounts_tables_reports_and_chat(table, odd):
             continue
         refused(response)
     with pytest.raises(ApiError) as chat_refused:
-        services.chat_post(game_id=game_id, user=mover.user, text=odd)
+        chat.chat_post(game_id=game_id, user=mover.user, text=odd)
     assert chat_refused.value.code == "invalid_chat_message"
     stored.unchanged()
 
@@ -268,10 +269,10 @@ def test_other_peoples_games(table):
     game_id, by_seat, mover = table
     outsider = Player()
     first, second = Player(), Player()
-    game = services.table_create(
+    game = tables.table_create(
         user=first.user, players=2, options=engine.Options(), visibility="invite"
     )
-    services.table_join(game_id=game.pk, user=second.user, invite_code=game.invite_code)
+    tables.table_join(game_id=game.pk, user=second.user, invite_code=game.invite_code)
     private = game.pk
     stored = Stored()
     action = autopilot_choice(game_id)

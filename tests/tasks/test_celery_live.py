@@ -18,8 +18,9 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
-from games import engine, services, state
+from games import engine, state
 from games.models import Game, GameEntry
+from games.services import tables
 from tests.e2e.server import current_database_url
 from tests.players import Player, autopilot_choice, seat_players, start_game
 from tests.tasks.worker import celery_worker, isolated_redis_url
@@ -213,10 +214,10 @@ def test_d_a_killed_worker_loses_no_deadline_and_applies_none_twice(worker):
     first, second = Player(), Player()
     game_ids = []
     for _ in range(KILL_GAMES):
-        game = services.table_create(
+        game = tables.table_create(
             user=first.user, players=2, options=engine.Options(), clock="30s"
         )
-        services.table_join(game_id=game.pk, user=second.user)
+        tables.table_join(game_id=game.pk, user=second.user)
         game_ids.append(game.pk)
     due = GameEntry.objects.filter(game_id__in=game_ids, action__type="timeout")
 

@@ -9,8 +9,9 @@ import pytest
 import time_machine
 from django.utils import timezone
 
-from games import services, tasks
+from games import tasks
 from games.models import Game, GameEntry
+from games.services import clocks
 from tests.players import autopilot_choice, play_turn, seat_players, start_game
 
 START = timezone.now().replace(microsecond=0) + timedelta(days=1)
@@ -46,7 +47,7 @@ def test_K1_no_clock_means_nothing_is_ever_due(make_player, clock):
     game_id = start_game([make_player(), make_player()])
     assert Game.objects.get(pk=game_id).next_deadline_at is None
     clock.shift(timedelta(days=30))
-    assert services.deadlines_sweep() == 0
+    assert clocks.deadlines_sweep() == 0
 
 
 def test_K2_nothing_happens_before_the_limit_then_the_autopilot_plays_the_turn(make_player, clock):
@@ -70,10 +71,10 @@ def test_K2_a_late_or_duplicate_sweep_does_nothing(make_player, clock):
     players = [make_player(), make_player()]
     game_id = start_game(players, clock="1m")
     clock.shift(timedelta(seconds=61))
-    assert services.deadlines_sweep() == 1
-    assert services.deadlines_sweep() == 0
-    assert services.deadline_fire(game_id=game_id, version=0) == []  # the game moved on
-    assert services.deadline_fire(game_id=game_id) == []  # nothing is due
+    assert clocks.deadlines_sweep() == 1
+    assert clocks.deadlines_sweep() == 0
+    assert clocks.deadline_fire(game_id=game_id, version=0) == []  # the game moved on
+    assert clocks.deadline_fire(game_id=game_id) == []  # nothing is due
     assert GameEntry.objects.filter(game_id=game_id).count() == 2
 
 
@@ -103,7 +104,7 @@ def test_K3_three_timeouts_in_a_row_make_a_zombie_whose_turns_are_played_at_once
     absent = Game.objects.get(pk=game_id).active_seat
     for _ in range(3):
         clock.shift(timedelta(seconds=31))
-        assert services.deadlines_sweep() == 1  # the absent player's turn
+        assert clocks.deadlines_sweep() == 1  # the absent player's turn
         if Game.objects.get(pk=game_id).status != "playing":
             break
         play_turn(game_id, by_seat)
@@ -132,7 +133,7 @@ def test_D4_a_wall_clock_deadline_is_recorded_and_raises_the_allowance_under_fas
     )  # fmt: skip
     assert Game.objects.get(pk=game_id).next_deadline_at == START + timedelta(hours=1)
     clock.shift(timedelta(hours=1, seconds=1))
-    assert services.deadlines_sweep() == 1
+    assert clocks.deadlines_sweep() == 1
     entry = last_entry(game_id)
     assert entry.action == {"type": "deadline", "number": 1}
     assert entry.notifications == [{"type": "deadline_reached", "number": 1, "cause": "clock"}]
@@ -141,7 +142,7 @@ def test_D4_a_wall_clock_deadline_is_recorded_and_raises_the_allowance_under_fas
     game = Game.objects.get(pk=game_id)
     assert game.deadlines_reached == 1 and game.next_deadline_at == START + timedelta(hours=2)
     clock.shift(timedelta(hours=1))
-    assert services.deadlines_sweep() == 1
+    assert clocks.deadlines_sweep() == 1
     assert players[0].get(f"/api/v1/games/{game_id}").json()["view"]["allowance"] == 4
     assert Game.objects.get(pk=game_id).next_deadline_at is None
 
@@ -153,7 +154,7 @@ def test_D4_when_both_have_passed_the_second_reaches_the_first_in_one_entry(make
         deadline2_at=START + timedelta(minutes=2),
     )  # fmt: skip
     clock.shift(timedelta(minutes=5))
-    assert services.deadlines_sweep() == 1
+    assert clocks.deadlines_sweep() == 1
     assert [n["number"] for n in last_entry(game_id).notifications] == [1, 2]
 
 
@@ -163,7 +164,7 @@ def test_D4_and_K2_due_together_are_both_applied(make_player, clock):
         players, movement="fast", clock="1m", deadline1_at=START + timedelta(seconds=30)
     )
     clock.shift(timedelta(minutes=2))
-    assert services.deadlines_sweep() == 1
+    assert clocks.deadlines_sweep() == 1
     actions = [e.action["type"] for e in GameEntry.objects.filter(game_id=game_id, seq__gte=1)]
     assert actions == ["deadline", "timeout"]
 
@@ -172,7 +173,7 @@ def test_the_sweep_handles_every_due_game_once(make_player, clock):
     due = [start_game([make_player(), make_player()], clock="1m") for _ in range(5)]
     later = start_game([make_player(), make_player()], clock="1h")
     clock.shift(timedelta(minutes=2))
-    assert services.deadlines_sweep() == 5
+    assert clocks.deadlines_sweep() == 5
     for game_id in due:
         assert GameEntry.objects.filter(game_id=game_id).count() == 2
     assert GameEntry.objects.filter(game_id=later).count() == 1
@@ -187,7 +188,7 @@ def test_finished_games_are_never_due(make_player, clock):
     game = Game.objects.get(pk=game_id)
     assert game.status == "finished" and game.next_deadline_at is None
     clock.shift(timedelta(hours=1))
-    assert services.deadlines_sweep() == 0
+    assert clocks.deadlines_sweep() == 0
 
 
 def test_a_failing_game_is_retried_later_and_never_holds_up_the_others(
@@ -196,27 +197,27 @@ def test_a_failing_game_is_retried_later_and_never_holds_up_the_others(
     broken = start_game([make_player(), make_player()], clock="1m")
     others = [start_game([make_player(), make_player()], clock="1m") for _ in range(3)]
     clock.shift(timedelta(minutes=2))
-    real_fire = services._fire_locked
+    real_fire = clocks.fire_due
 
-    def fire(game):
-        result = real_fire(game)  # its entries are written, then the failure undoes them
-        if game.pk == broken:
+    def fire(loaded):
+        result = real_fire(loaded)  # its entries are written, then the failure undoes them
+        if loaded.game.pk == broken:
             raise RuntimeError("a replay error")
         return result
 
-    monkeypatch.setattr(services, "_fire_locked", fire)
-    assert services.deadlines_sweep() == 4
+    monkeypatch.setattr(clocks, "fire_due", fire)
+    assert clocks.deadlines_sweep() == 4
     for game_id in others:
         assert [e.seq for e in GameEntry.objects.filter(game_id=game_id)] == [0, 1]
     assert GameEntry.objects.filter(game_id=broken).count() == 1  # nothing half-written
     game = Game.objects.get(pk=broken)
-    assert (game.version, game.next_deadline_at) == (0, timezone.now() + services.DEADLINE_RETRY)
+    assert (game.version, game.next_deadline_at) == (0, timezone.now() + clocks.DEADLINE_RETRY)
     assert f"deadline of game {broken} failed" in caplog.text
-    assert services.deadlines_sweep() == 0  # not retried at once, so no tick spins on it
+    assert clocks.deadlines_sweep() == 0  # not retried at once, so no tick spins on it
 
-    monkeypatch.setattr(services, "_fire_locked", real_fire)  # mended
-    clock.shift(services.DEADLINE_RETRY)
-    assert services.deadlines_sweep() == 4  # the mended game, and the others' next 1-min turns
+    monkeypatch.setattr(clocks, "fire_due", real_fire)  # mended
+    clock.shift(clocks.DEADLINE_RETRY)
+    assert clocks.deadlines_sweep() == 4  # the mended game, and the others' next 1-min turns
     assert [e.action["type"] for e in GameEntry.objects.filter(game_id=broken, seq__gte=1)] == [
         "timeout"
     ]

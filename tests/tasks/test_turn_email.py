@@ -3,8 +3,8 @@
 import pytest
 from django.core import mail
 
-from games import services
 from games.models import Game
+from games.services import notifications
 from taxi_project import celery_app
 from tests.players import play_turn, seat_players, start_game
 
@@ -58,8 +58,12 @@ def test_a_late_mail_task_sends_nothing_once_the_game_moved_on(make_player):
     by_seat[active].user.email = "late@example.com"
     by_seat[active].user.email_on_turn = True
     by_seat[active].user.save()
-    assert services.turn_email_send(user_id=by_seat[active].user.pk, game_id=game_id, version=0)
+    assert notifications.turn_email_send(
+        user_id=by_seat[active].user.pk, game_id=game_id, version=0
+    )
     play_turn(game_id, by_seat)
     mail.outbox.clear()
-    assert not services.turn_email_send(user_id=by_seat[active].user.pk, game_id=game_id, version=0)
+    assert not notifications.turn_email_send(
+        user_id=by_seat[active].user.pk, game_id=game_id, version=0
+    )
     assert mail.outbox == []

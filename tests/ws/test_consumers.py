@@ -11,8 +11,9 @@ from asgiref.sync import async_to_sync
 from channels.testing.websocket import WebsocketCommunicator
 from django.utils import timezone
 
-from games import events, services
+from games import events
 from games.models import ChatMessage, Game
+from games.services import chat
 from tests.players import autopilot_choice, seat_players, start_game
 
 ORIGIN = (b"origin", b"http://testserver")
@@ -281,9 +282,9 @@ def test_a_dropped_live_entry_is_refetched_so_there_is_no_gap(table):
         # the push of seq 4 is lost; seq 5 arrives: 4 is read from the database first
         original = events.entry_committed
 
-        def lossy(*, game_id, message, your_turn):
+        def lossy(*, message, **kwargs):
             if message["seq"] != 4:
-                original(game_id=game_id, message=message, your_turn=your_turn)
+                original(message=message, **kwargs)
 
         events.entry_committed = lossy
         try:
@@ -447,7 +448,7 @@ def test_chat_reaches_the_table_with_limits_and_hiding(table, make_player):
         for _ in range(3):
             await reader.receive_json_from(timeout=5)
         message_id = said[0]["message"]["id"]
-        await database_sync_to_async(services.chat_hide)(
+        await database_sync_to_async(chat.chat_hide)(
             message_id=message_id, moderator=watcher.user, reason="test"
         )
         hidden = [

@@ -1,0 +1,312 @@
+"""The games vocabulary of refusals: every stable code a client can switch on, with its class.
+
+Each class carries its HTTP status, its code and a default message (in the active language);
+a raiser may give a more precise message (with the numbers involved). The engine's own codes
+(`games.engine.Code`) are translated here too (`engine_error`): the engine speaks English only.
+Every code renders through `taxi_project.api_errors` as `{"code", "message", ...}`, over HTTP
+and in WebSocket error frames alike; docs/errors.md lists them all.
+"""
+
+from __future__ import annotations
+
+from enum import StrEnum
+
+from django.utils import translation
+from django.utils.translation import gettext_lazy as _
+
+from games.engine import EngineError, IllegalAction, InvalidSetup, MalformedAction
+from games.engine import errors as engine_errors
+from taxi_project.api_errors import (
+    ApiError,
+    Conflict,
+    Forbidden,
+    NotFound,
+    TooManyRequests,
+    Unprocessable,
+    register_conversion,
+)
+
+
+class Code(StrEnum):
+    GAME_NOT_FOUND = "game_not_found"
+    TABLE_NOT_OPEN = "table_not_open"
+    INVITE_REQUIRED = "invite_required"
+    ALREADY_SEATED = "already_seated"
+    NOT_SEATED = "not_seated"
+    NOT_CREATOR = "not_creator"
+    INVALID_DEADLINES = "invalid_deadlines"
+    GAME_NOT_STARTED = "game_not_started"
+    GAME_NOT_RUNNING = "game_not_running"
+    NOT_A_PLAYER = "not_a_player"
+    STALE_VERSION = "stale_version"
+    IDEMPOTENCY_KEY_REUSED = "idempotency_key_reused"
+    SERVER_ACTION = "server_action"
+    NOT_YOUR_SEAT = "not_your_seat"
+    INVALID_CHAT_MESSAGE = "invalid_chat_message"
+    CHAT_RATE_LIMITED = "chat_rate_limited"
+    MESSAGE_NOT_FOUND = "message_not_found"
+    REASON_REQUIRED = "reason_required"
+    USER_NOT_FOUND = "user_not_found"
+    PLAYER_NOT_FOUND = "player_not_found"
+    INVALID_UNTIL = "invalid_until"
+    SUPERUSER = "superuser"
+    REPORT_TARGET_REQUIRED = "report_target_required"
+    REPORT_SELF = "report_self"
+    REPORT_NOT_FOUND = "report_not_found"
+    REPORT_CLOSED = "report_closed"
+    # WebSocket frames
+    MALFORMED_FRAME = "malformed_frame"
+    UNKNOWN_FRAME = "unknown_frame"
+    INVALID_SYNC = "invalid_sync"
+    LOGIN_REQUIRED = "not_authenticated"
+
+
+class GameNotFound(NotFound):
+    default_code = Code.GAME_NOT_FOUND
+    default_detail = _("No such game.")
+
+
+class TableNotOpen(Conflict):
+    default_code = Code.TABLE_NOT_OPEN
+    default_detail = _("This table is no longer open.")
+
+
+class InviteRequired(Forbidden):
+    default_code = Code.INVITE_REQUIRED
+    default_detail = _("This table is by invitation only.")
+
+
+class AlreadySeated(Conflict):
+    default_code = Code.ALREADY_SEATED
+    default_detail = _("You already sit at this table.")
+
+
+class NotSeated(Conflict):
+    default_code = Code.NOT_SEATED
+    default_detail = _("You do not sit at this table.")
+
+
+class NotCreator(Forbidden):
+    default_code = Code.NOT_CREATOR
+    default_detail = _("Only the table's creator can cancel it.")
+
+
+class InvalidDeadlines(ApiError):
+    default_code = Code.INVALID_DEADLINES
+    default_detail = _("The 2nd deadline cannot come before the 1st.")
+
+
+class GameNotStarted(Conflict):
+    default_code = Code.GAME_NOT_STARTED
+    default_detail = _("The game has not started.")
+
+
+class GameNotRunning(Conflict):
+    default_code = Code.GAME_NOT_RUNNING
+    default_detail = _("The game is not running.")
+
+
+class NotAPlayer(Forbidden):
+    default_code = Code.NOT_A_PLAYER
+    default_detail = _("You do not play in this game.")
+
+
+class StaleVersion(Conflict):
+    """Carries `current_version`, the game's version now, when known."""
+
+    default_code = Code.STALE_VERSION
+    default_detail = _("Another action was accepted first.")
+
+    @classmethod
+    def at(cls, current: int, sent: int) -> StaleVersion:
+        message = _("The game is at version %(current)s, not %(sent)s.")
+        return cls(message % {"current": current, "sent": sent}, current_version=current)
+
+
+class IdempotencyKeyReused(Conflict):
+    default_code = Code.IDEMPOTENCY_KEY_REUSED
+    default_detail = _("This idempotency key was used for another action.")
+
+
+class ServerActionRefused(Forbidden):
+    default_code = Code.SERVER_ACTION
+    default_detail = _("Only the server can take this action.")
+
+
+class NotYourSeat(Forbidden):
+    default_code = Code.NOT_YOUR_SEAT
+    default_detail = _("You can only act for your own seat.")
+
+
+class InvalidChatMessage(ApiError):
+    default_code = Code.INVALID_CHAT_MESSAGE
+    default_detail = _("A message is 1 to %(max)s printable characters.")
+
+
+class ChatRateLimited(TooManyRequests):
+    default_code = Code.CHAT_RATE_LIMITED
+    default_detail = _("Too many messages; wait a few seconds.")
+
+
+class MessageNotFound(NotFound):
+    default_code = Code.MESSAGE_NOT_FOUND
+    default_detail = _("No such message.")
+
+
+class ReasonRequired(ApiError):
+    default_code = Code.REASON_REQUIRED
+    default_detail = _("Give a reason of 1 to %(max)s characters.")
+
+
+class UserNotFound(NotFound):
+    default_code = Code.USER_NOT_FOUND
+    default_detail = _("No such user.")
+
+
+class PlayerNotFound(NotFound):
+    default_code = Code.PLAYER_NOT_FOUND
+    default_detail = _("No such player in this game.")
+
+
+class InvalidUntil(ApiError):
+    default_code = Code.INVALID_UNTIL
+    default_detail = _("A suspension ends in the future.")
+
+
+class SuperuserNotModerated(Forbidden):
+    default_code = Code.SUPERUSER
+    default_detail = _("Superusers are not moderated here.")
+
+
+class ReportTargetRequired(ApiError):
+    default_code = Code.REPORT_TARGET_REQUIRED
+    default_detail = _("Say whom or which message you report.")
+
+
+class ReportSelf(ApiError):
+    default_code = Code.REPORT_SELF
+    default_detail = _("You cannot report yourself.")
+
+
+class ReportNotFound(NotFound):
+    default_code = Code.REPORT_NOT_FOUND
+    default_detail = _("No such report.")
+
+
+class ReportClosed(Conflict):
+    default_code = Code.REPORT_CLOSED
+    default_detail = _("This report is already closed.")
+
+
+class MalformedFrame(ApiError):
+    default_code = Code.MALFORMED_FRAME
+    default_detail = _("A frame is an object with a type.")
+
+
+class UnknownFrame(ApiError):
+    default_code = Code.UNKNOWN_FRAME
+    default_detail = _("Unknown frame type %(type)s.")
+
+
+class InvalidSync(ApiError):
+    default_code = Code.INVALID_SYNC
+    default_detail = _("`after` is the last seq you have, or -1 for all.")
+
+
+class LoginRequired(ApiError):
+    """A spectator's socket asked to play or chat."""
+
+    status_code = 401
+    default_code = Code.LOGIN_REQUIRED
+    default_detail = _("Log in to play.")
+
+
+# The engine speaks English only (it knows no Django): its refusals in other languages are
+# these sentences, chosen by code (and, where one code covers several rules, by clause).
+ENGINE_MESSAGES = {
+    engine_errors.Code.MALFORMED_ACTION: _("This is not a well-formed action."),
+    engine_errors.Code.INVALID_OPTIONS: _("These table options are not valid."),
+    engine_errors.Code.INVALID_PLAYERS: _("A game has 2 to 8 players."),
+    engine_errors.Code.PICKUP_BEFORE_MOVEMENT_REQUIRED: _(
+        "5 to 8 players need the option “pickup before movement”."
+    ),
+    engine_errors.Code.UNSUPPORTED_RULES_VERSION: _("This version of the rules is not supported."),
+    engine_errors.Code.GAME_OVER: _("The game is over."),
+    engine_errors.Code.NO_SUCH_SEAT: _("This game has no such seat."),
+    engine_errors.Code.NOT_YOUR_TURN: _("It is not your turn."),
+    engine_errors.Code.NOT_ADJACENT: _("The taxi can only move to a neighbouring area."),
+    engine_errors.Code.AREA_OCCUPIED: _("Another taxi is on that area."),
+    engine_errors.Code.START_AREA: _(
+        "The taxi cannot go back to the area where it began this turn."
+    ),
+    engine_errors.Code.ALLOWANCE_EXCEEDED: _("No steps are left this turn."),
+    engine_errors.Code.STEP_REQUIRED: _("The first step of a turn is mandatory."),
+    engine_errors.Code.MOVEMENT_OVER: _("The taxi has already stopped this turn."),
+    engine_errors.Code.NOTHING_TO_UNDO: _("There is no step to take back."),
+    engine_errors.Code.UNDO_LIMIT: _("At most 5 steps can be taken back per turn."),
+    engine_errors.Code.NO_SUCH_CITIZEN: _("No citizen waits here to go there."),
+    engine_errors.Code.PICKUP_NOT_ALLOWED: _("This pickup is not allowed now."),
+    engine_errors.Code.NOT_PICKING_UP: _("There is nothing to decline before the stop."),
+    engine_errors.Code.NOT_BLOCKED: _("The taxi can move, so it cannot pass."),
+    engine_errors.Code.DEADLINE_ALREADY_REACHED: _("This deadline has already been reached."),
+    engine_errors.Code.ALREADY_ZOMBIE: _("The autopilot already plays this seat."),
+    engine_errors.Code.NOT_ZOMBIE: _("This seat is not played by the autopilot."),
+}
+PICKUP_MESSAGES = {
+    "P1": _("A taxi carries at most 3 passengers."),
+    "P2": _("Once the draw pile is exhausted, a taxi with 2 passengers cannot pick up a third."),
+    "P3": _("While at most 4 citizens are waiting, only an empty taxi may pick up."),
+    "T2": _("A pickup before movement is no longer possible this turn."),
+    "T5": _("Pickups happen at the stop."),
+}
+
+
+def engine_message(error: EngineError) -> str:
+    """The refusal in the active language. English keeps the engine's own sentence, which
+    names the areas and numbers involved."""
+    if (translation.get_language() or "en").split("-")[0] == "en":
+        return error.message
+    if error.code == engine_errors.Code.PICKUP_NOT_ALLOWED and error.clause in PICKUP_MESSAGES:
+        return str(PICKUP_MESSAGES[error.clause])
+    return str(ENGINE_MESSAGES.get(error.code, error.message))
+
+
+def engine_error(error: EngineError) -> ApiError:
+    """Engine refusals: malformed → 400 with field errors, setup → 400, illegal → 422."""
+    message = engine_message(error)
+    if isinstance(error, MalformedAction):
+        return ApiError(message, code=str(error.code), errors=error.errors)
+    if isinstance(error, InvalidSetup):
+        return ApiError(message, code=str(error.code))
+    if isinstance(error, IllegalAction):
+        extra = {"clause": error.clause} if error.clause else {}
+        return Unprocessable(message, code=str(error.code), **extra)
+    return ApiError(message, code=str(error.code))
+
+
+register_conversion(EngineError, engine_error)
+
+
+def vocabulary() -> dict[str, tuple[int, str]]:
+    """Every code of this app and of the engine: (HTTP status, default message)."""
+    found = {
+        str(cls.default_code): (cls.status_code, cls.default_detail)
+        for cls in _subclasses(ApiError)
+        if cls.__module__ == __name__
+    }
+    for code, message in ENGINE_MESSAGES.items():
+        found[str(code)] = (400 if code in _SETUP_OR_MALFORMED else 422, message)
+    return found
+
+
+_SETUP_OR_MALFORMED = {
+    engine_errors.Code.MALFORMED_ACTION, engine_errors.Code.INVALID_OPTIONS,
+    engine_errors.Code.INVALID_PLAYERS, engine_errors.Code.PICKUP_BEFORE_MOVEMENT_REQUIRED,
+    engine_errors.Code.UNSUPPORTED_RULES_VERSION,
+}  # fmt: skip
+
+
+def _subclasses(cls):
+    for sub in cls.__subclasses__():
+        yield sub
+        yield from _subclasses(sub)

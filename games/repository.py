@@ -1,0 +1,336 @@
+"""The game repository: the one way a write path reads a game, and the one writer of its log.
+
+    loaded = repository.load(game_id)                       # row, seats, engine state
+    entry = repository.append(loaded, NewEntry(action, actor=user, seat=seat,
+                                               idempotency_key=key),
+                              expected_version=version)     # or VersionConflict
+
+`load` returns the game row, its seats and the engine state at the row's version. The state
+comes from this process's cache (`games/state.py`) caught up with the log entries it lacks,
+read in the same statement as the row, or from a replay of the whole log: callers never see
+the difference (tests prove both equal a replay). `append` applies the action to the loaded
+state (an `EngineError` writes nothing), writes the entry and the row's summary only if the
+row is still at `expected_version` (else `VersionConflict`), and once the transaction commits
+keeps the new state in the cache and publishes it (`games/events.py`). In the spirit of the
+eventsourcing library's repository and Cosmic Python's unit of work: one aggregate (a game),
+optimistic concurrency on its version, events published after commit.
+
+Two statements are written out in SQL for PostgreSQL, because a move runs each of them: the
+read (`LOAD_SQL`) and the conditional append (`APPEND_SQL`). Each docstring gives its ORM
+equivalent, which is the code path on other databases, and tests/api/test_repository.py proves
+both write and read the same rows.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from datetime import datetime
+
+from django.db import connections, router, transaction
+from django.utils import timezone
+
+from games import engine, events, selectors, state
+from games.models import Game, GameEntry, Seat
+
+
+class GameNotFound(Exception):
+    """No game has this id."""
+
+
+class VersionConflict(Exception):
+    """The game row was no longer at the version an append expected; nothing was written."""
+
+
+@dataclass(frozen=True)
+class SeatInfo:
+    seat: int | None
+    user_id: int
+    email_on_turn: bool  # and has an address
+
+
+@dataclass
+class Loaded:
+    """A game as a write path needs it: the row, its seats, and a private copy of the engine
+    state at the row's version (the caller's to apply to, through `append`; None while the
+    table is open)."""
+
+    game: Game
+    seats: list[SeatInfo]
+    state: engine.Game | None
+
+    def seat_of(self, user_id: int) -> SeatInfo | None:
+        return next((s for s in self.seats if s.user_id == user_id), None)
+
+
+@dataclass(frozen=True)
+class NewEntry:
+    """What a caller appends: an action, who took it, and the client's idempotency key."""
+
+    action: engine.Action
+    actor: object = None  # a User, or None for the server (clocks, deadlines)
+    seat: int | None = None
+    idempotency_key: str | None = None
+    notifications: list[dict] = field(default_factory=list)  # filled in by `append`
+
+
+# ------------------------------------------------------------------------------------ reading
+
+LOAD_SQL = """
+SELECT g.*,
+       (SELECT json_agg(json_build_array(s.seat, s.user_id, u.email_on_turn, u.email))::text
+          FROM games_seat s JOIN accounts_user u ON u.id = s.user_id
+         WHERE s.game_id = g.id) AS seats_json,
+       (SELECT json_agg(e.action ORDER BY e.seq)::text
+          FROM games_gameentry e
+         WHERE e.game_id = g.id AND e.seq > %s) AS actions_json
+  FROM games_game g
+ WHERE g.id = %s
+"""
+"""A game row, its seats and the actions of its log after seq `after`, in one snapshot (so the
+actions are exactly those up to the row's version). Parameters: after, game id. The ORM
+equivalent, three queries (`_load_orm`):
+
+    Game.objects.filter(pk=game_id).first()
+    Seat.objects.filter(game_id=game_id)
+        .values_list("seat", "user_id", "user__email_on_turn", "user__email")
+    GameEntry.objects.filter(game_id=game_id, seq__gt=after, seq__lte=game.version)
+        .order_by("seq").values_list("action", flat=True)
+"""
+
+
+def load(game_id: int, *, lock: bool = False) -> Loaded:
+    """The game, its seats and its state at the row's version; `GameNotFound` if none.
+
+    `lock`: inside a transaction, lock the row first (`SELECT … FOR UPDATE`): for writers that
+    must see no other append until they commit (clocks, moderators). A move does not lock:
+    `append` checks the version in the statement that writes."""
+    if lock:
+        game = Game.objects.select_for_update().filter(pk=game_id).first()
+        if game is None:
+            raise GameNotFound(game_id)
+        return loaded_from(game)
+    after = state.cached_version(game_id) or 0
+    if _vendor(Game) == "postgresql" and _fits(game_id):
+        found = list(Game.objects.raw(LOAD_SQL, [after, game_id]))
+        if not found:
+            raise GameNotFound(game_id)
+        game = found[0]
+        seats = [
+            SeatInfo(s, u, bool(w and e)) for s, u, w, e in json.loads(game.seats_json or "[]")
+        ]
+        actions = json.loads(game.actions_json or "[]")
+    else:
+        game, seats, actions = _load_orm(game_id, after)
+    return Loaded(game, seats, _state(game, caught_up=(after, actions)))
+
+
+def _state(game: Game, caught_up=None) -> engine.Game | None:
+    """The state at the row's version; None before the game starts (no setup, no log)."""
+    if game.status in (Game.Status.OPEN, Game.Status.CANCELLED):
+        return None
+    return state.state_for(game, caught_up=caught_up)
+
+
+def _load_orm(game_id: int, after: int) -> tuple[Game, list[SeatInfo], list]:
+    game = Game.objects.filter(pk=game_id).first()
+    if game is None:
+        raise GameNotFound(game_id)
+    actions = list(
+        GameEntry.objects.filter(game_id=game_id, seq__gt=after, seq__lte=game.version)
+        .order_by("seq")
+        .values_list("action", flat=True)
+    )
+    return game, _seats(game_id), actions
+
+
+def loaded_from(game: Game) -> Loaded:
+    """A row the caller has already read (and locked), with its seats and state."""
+    return Loaded(game, _seats(game.pk), _state(game))
+
+
+def load_due(now: datetime) -> Loaded | None:
+    """Inside a transaction: the running game whose next deadline is the earliest at or before
+    `now`, locked, skipping rows other transactions hold (several workers share the sweep)."""
+    skip_locked = connections[router.db_for_write(Game)].features.has_select_for_update_skip_locked
+    due = Game.objects.filter(status=Game.Status.PLAYING, next_deadline_at__lte=now)
+    game = due.order_by("next_deadline_at").select_for_update(skip_locked=skip_locked).first()
+    return None if game is None else loaded_from(game)
+
+
+def _seats(game_id: int) -> list[SeatInfo]:
+    found = Seat.objects.filter(game_id=game_id).values_list(
+        "seat", "user_id", "user__email_on_turn", "user__email"
+    )
+    return [SeatInfo(seat, user, bool(wants and email)) for seat, user, wants, email in found]
+
+
+def version_now(game_id: int) -> int:
+    return Game.objects.filter(pk=game_id).values_list("version", flat=True).get()
+
+
+def _vendor(model) -> str:
+    return connections[router.db_for_write(model)].vendor
+
+
+def _fits(game_id: int) -> bool:
+    """An id a bigint column can hold (the ORM answers "no such row" for others by itself)."""
+    return isinstance(game_id, int) and 0 < game_id < 2**63
+
+
+# ------------------------------------------------------------------------------------ writing
+
+SUMMARY_FIELDS = (
+    "version", "active_seat", "status", "finished_at", "result", "turn_number",
+    "turn_started_at", "deadlines_reached", "next_deadline_at",
+)  # fmt: skip
+ENTRY_FIELDS = (
+    "game", "seq", "actor", "seat", "action", "notifications", "idempotency_key", "response",
+    "created_at",
+)  # fmt: skip
+
+APPEND_SQL = """
+WITH changed AS (
+    UPDATE games_game
+       SET version = %s, active_seat = %s, status = %s, finished_at = %s,
+           result = CAST(%s AS jsonb), turn_number = %s, turn_started_at = %s,
+           deadlines_reached = %s, next_deadline_at = %s
+     WHERE id = %s AND version = %s
+ RETURNING id
+)
+INSERT INTO games_gameentry
+       (game_id, seq, actor_id, seat, action, notifications, idempotency_key, response,
+        created_at)
+SELECT id, CAST(%s AS integer), CAST(%s AS bigint), CAST(%s AS smallint), CAST(%s AS jsonb),
+       CAST(%s AS jsonb), CAST(%s AS varchar), CAST(%s AS jsonb), CAST(%s AS timestamptz)
+  FROM changed
+"""
+"""The game row's summary (`SUMMARY_FIELDS`) updated only if the row is still at the expected
+version, and the entry (`ENTRY_FIELDS`) inserted only if it was: both or neither, in one
+statement. The UPDATE locks the row; a statement that waited for another transaction's lock
+re-checks the version that transaction committed. Parameters: the summary, the game id, the
+expected version, then the entry. The ORM equivalent (`_write_orm`), in a transaction:
+
+    if Game.objects.filter(pk=game.pk, version=expected).update(**summary) == 1:
+        GameEntry.objects.create(**entry)
+"""
+
+
+def append(loaded: Loaded, entry: NewEntry, *, expected_version: int) -> GameEntry:
+    """Apply `entry.action` to the loaded state and append it to the log as seq
+    `expected_version + 1`, with the row's summary, if the row is still at `expected_version`.
+
+    Raises the engine's `EngineError` (nothing written, the state unchanged), or
+    `VersionConflict` (another append came first; nothing written), or `IntegrityError` when a
+    unique key refuses the entry (the idempotency key was used before; nothing written, the
+    caller's transaction still usable). Either of the last two leaves `loaded` stale: load
+    again. After commit: the state is cached and the entry pushed (`events.entry_committed`)."""
+    game, current = loaded.game, loaded.state
+    if game.version != expected_version:
+        raise VersionConflict(game.pk)
+    notifications = current.apply(entry.action)
+    seq = expected_version + 1
+    _summarise(game, current, version=seq)
+    public = selectors.seed_as_text(engine.public_view(current))  # the answer and the push
+    row = GameEntry(
+        game=game,
+        seq=seq,
+        actor=entry.actor,
+        seat=entry.seat,
+        action=engine.encode_action(entry.action),
+        notifications=notifications,
+        idempotency_key=entry.idempotency_key,
+        created_at=timezone.now(),
+    )
+    row.response = selectors.entry_response(game, current, row, entry.seat, public)
+    written = _write_sql if _vendor(GameEntry) == "postgresql" else _write_orm
+    if not written(game, row, expected_version):
+        raise VersionConflict(game.pk)
+    _after_commit(loaded, seq, notifications, public=public)
+    return row
+
+
+def _write_sql(game: Game, row: GameEntry, expected: int) -> bool:
+    connection = connections[router.db_for_write(GameEntry)]
+    params = [_prepared(game, name, connection) for name in SUMMARY_FIELDS]
+    params += [game.pk, expected]
+    params += [_prepared(row, name, connection) for name in ENTRY_FIELDS[1:]]
+    # in a caller's transaction, a savepoint: a unique key's refusal leaves it usable
+    with transaction.atomic(using=connection.alias, savepoint=connection.in_atomic_block):
+        with connection.cursor() as cursor:
+            cursor.execute(APPEND_SQL, params)
+            return cursor.rowcount == 1
+
+
+def _prepared(instance, name: str, connection):
+    model_field = instance._meta.get_field(name)
+    return model_field.get_db_prep_save(getattr(instance, model_field.attname), connection)
+
+
+def _write_orm(game: Game, row: GameEntry, expected: int) -> bool:
+    summary = {name: getattr(game, name) for name in SUMMARY_FIELDS}
+    with transaction.atomic(using=router.db_for_write(GameEntry)):
+        if Game.objects.filter(pk=game.pk, version=expected).update(**summary) != 1:
+            return False
+        row.save(force_insert=True)
+    return True
+
+
+def begin(game: Game, started: engine.Game, notifications: list[dict]) -> GameEntry:
+    """The log's first entry (seq 0: the setup, no action) of a game its caller has locked
+    and set up, and the row's summary; published after commit like any entry."""
+    entry = GameEntry.objects.create(game=game, seq=0, action=None, notifications=notifications)
+    _summarise(game, started, version=0)
+    game.save()
+    _after_commit(Loaded(game, _seats(game.pk), started), 0, notifications)
+    return entry
+
+
+def _summarise(game: Game, current: engine.Game, *, version: int) -> None:
+    """The game row's summary of its log after `current`; a new turn restarts the clock."""
+    now = timezone.now()
+    game.version = version
+    game.active_seat = current.current_player()
+    if current.turn != game.turn_number or game.turn_started_at is None:
+        game.turn_number = current.turn
+        game.turn_started_at = now
+    game.deadlines_reached = current.deadline
+    if current.over:
+        game.status = Game.Status.ABORTED if current.aborted else Game.Status.FINISHED
+        game.finished_at = now
+        game.result = current.result
+    game.next_deadline_at = game.compute_next_deadline()
+
+
+def _after_commit(
+    loaded: Loaded, seq: int, notifications: list[dict], *, public: dict | None = None
+) -> None:
+    """Once committed: keep the state, push the entry, tell the player whose turn began. All
+    is taken now, as the state may be played on before the commit (a deadline, then a
+    timeout)."""
+    game, current = loaded.game, loaded.state
+    snapshot = current.clone()
+    message = events.entry_message(
+        seq=seq,
+        notifications=notifications,
+        current=current,
+        clock=selectors.clock_of(game),
+        public=public
+        if public is not None
+        else selectors.seed_as_text(engine.public_view(current)),
+    )
+    active = message["active_seat"]
+    starts = {"type": "turn_started", "seat": active}
+    began = any(n.items() >= starts.items() for n in notifications)
+    turn_of = next((s for s in loaded.seats if s.seat == active), None) if began else None
+
+    def committed():
+        state.remember(game, seq, snapshot)
+        events.entry_committed(
+            game_id=game.pk,
+            message=message,
+            your_turn=turn_of.user_id if turn_of else None,
+            email=turn_of is not None and turn_of.email_on_turn,
+        )
+
+    transaction.on_commit(committed)

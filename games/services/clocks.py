@@ -1,0 +1,91 @@
+"""Clocks: a turn's time limit (K1, played by the autopilot: K2, K3) and the table's wall-clock
+deadlines (D4), appended by the server as `timeout` and `deadline` entries."""
+
+from __future__ import annotations
+
+import logging
+from datetime import timedelta
+
+from django.db import transaction
+from django.utils import timezone
+
+from games import engine, repository
+from games.errors import GameNotFound
+from games.models import Game, GameEntry
+
+log = logging.getLogger(__name__)
+
+DEADLINE_RETRY = timedelta(minutes=1)  # after a failed deadline, before the next attempt
+
+
+def deadline_fire(*, game_id: int, version: int | None = None) -> list[GameEntry]:
+    """Append what the clock says is due: a table's wall-clock deadline (D4), then a timeout of
+    the player to move, played by the autopilot (K2; the third in a row makes a zombie, K3).
+    Idempotent: nothing happens if the game moved on from `version` or nothing is due."""
+    with transaction.atomic():
+        try:
+            loaded = repository.load(game_id, lock=True)
+        except repository.GameNotFound:
+            raise GameNotFound() from None
+        if version is not None and loaded.game.version != version:
+            return []
+        return fire_due(loaded)
+
+
+def deadlines_sweep(*, limit: int = 1000) -> int:
+    """Fire every due deadline, one game per transaction. Games are claimed with SKIP LOCKED,
+    so several workers share the work and a game being moved is left for the next tick; a
+    worker that dies mid-game rolls back and the game stays due. A game whose deadline fails
+    (a bug, an unreadable log) is rolled back, logged and looked at again later, and never
+    holds up the others. Returns games handled."""
+    handled = 0
+    while handled < limit:
+        game_id = claimed = None
+        try:
+            with transaction.atomic():
+                loaded = repository.load_due(timezone.now())
+                if loaded is None:
+                    break
+                game_id, claimed = loaded.game.pk, loaded.game.version
+                fire_due(loaded)
+        except Exception:
+            if game_id is None:  # the claim itself failed: the database, not a game
+                raise
+            log.exception("deadline of game %s failed; next look in %s", game_id, DEADLINE_RETRY)
+            # only if no one moved it meanwhile (its lock went with the rollback)
+            Game.objects.filter(pk=game_id, version=claimed).update(
+                next_deadline_at=timezone.now() + DEADLINE_RETRY
+            )
+        handled += 1
+    return handled
+
+
+def fire_due(loaded: repository.Loaded) -> list[GameEntry]:
+    """What is due in a game its caller has locked: a wall-clock deadline, then a timeout."""
+    game = loaded.game
+    if game.status != Game.Status.PLAYING:
+        return []
+    now = timezone.now()
+    appended: list[GameEntry] = []
+    reached = [
+        number
+        for number, when in ((1, game.deadline1_at), (2, game.deadline2_at))
+        if when is not None and when <= now and game.deadlines_reached < number
+    ]
+    if reached and loaded.state.deadline < max(reached):
+        action = engine.Deadline(max(reached))  # the 2nd reaches the 1st too (D4)
+        appended.append(_server_append(loaded, action))
+    turn_deadline = game.turn_deadline_at
+    if game.status == Game.Status.PLAYING and turn_deadline is not None and turn_deadline <= now:
+        appended.append(_server_append(loaded, engine.Timeout(loaded.state.current_player())))
+    if not appended:  # a stale schedule: look again when something is really due
+        game.deadlines_reached = max(game.deadlines_reached, max(reached, default=0))
+        game.next_deadline_at = game.compute_next_deadline()
+        game.save(update_fields=["deadlines_reached", "next_deadline_at"])
+    return appended
+
+
+def _server_append(loaded: repository.Loaded, action: engine.Action) -> GameEntry:
+    return repository.append(
+        loaded, repository.NewEntry(action), expected_version=loaded.game.version
+    )

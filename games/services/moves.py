@@ -1,0 +1,95 @@
+"""A player's action against the version they saw: exactly once per idempotency key."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from django.db import IntegrityError
+
+from games import engine, repository
+from games.errors import (
+    GameNotFound,
+    GameNotStarted,
+    IdempotencyKeyReused,
+    NotAPlayer,
+    NotYourSeat,
+    ServerActionRefused,
+    StaleVersion,
+)
+from games.models import Game, GameEntry
+from taxi_project.api_errors import ApiError
+
+
+@dataclass(frozen=True)
+class MoveResult:
+    body: dict  # what the API answers: seq, version, notifications, view
+    replayed: bool  # True: an earlier request with this idempotency key already made the move
+
+
+def move_submit(
+    *, game_id: int, user, action: dict, version: int, idempotency_key: str
+) -> MoveResult:
+    """Check the action against the game at `version` and append it (`games.repository`).
+
+    Optimistic: no lock is held while the engine works; the append writes only if the game is
+    still at `version`, else 409 `stale_version` with the version now. A retry is looked for
+    only when the move cannot be new (refused, stale), and a reused key is caught by the log's
+    unique key, so the happy path never looks for one."""
+    try:
+        loaded = repository.load(game_id)
+    except repository.GameNotFound:
+        raise GameNotFound() from None
+    game = loaded.game
+    mine = loaded.seat_of(user.pk)
+    if mine is None:
+        if game.visibility != Game.Visibility.PUBLIC and not user.is_staff:
+            raise GameNotFound()
+        raise NotAPlayer()
+    seat = mine.seat
+    try:
+        if game.status in (Game.Status.OPEN, Game.Status.CANCELLED):
+            raise GameNotStarted()
+        if version != game.version:
+            raise StaleVersion.at(game.version, version)
+        entry = repository.NewEntry(
+            _player_action(action, seat), actor=user, seat=seat, idempotency_key=idempotency_key
+        )
+        try:
+            written = repository.append(loaded, entry, expected_version=version)
+        except repository.VersionConflict:  # another append committed since the read
+            raise StaleVersion.at(repository.version_now(game_id), version) from None
+    except (ApiError, engine.EngineError):
+        earlier = _earlier(game_id, user, idempotency_key, action, seat)
+        if earlier is not None:
+            return earlier
+        raise
+    except IntegrityError:  # the key was used before (the version check rules out a seq race)
+        earlier = _earlier(game_id, user, idempotency_key, action, seat)
+        if earlier is not None:
+            return earlier
+        raise StaleVersion() from None
+    return MoveResult(body=written.response, replayed=False)
+
+
+def _earlier(game_id: int, user, key: str, action: dict, seat: int | None) -> MoveResult | None:
+    """The answer to an earlier request with this idempotency key, if there was one."""
+    earlier = GameEntry.objects.filter(game_id=game_id, actor=user, idempotency_key=key).first()
+    if earlier is None:
+        return None
+    if seat is None or earlier.action != _with_seat(action, seat):
+        raise IdempotencyKeyReused()
+    return MoveResult(body=earlier.response, replayed=True)
+
+
+def _with_seat(action: dict, seat: int) -> dict:
+    return {**action, "seat": seat} if isinstance(action, dict) and "seat" not in action else action
+
+
+def _player_action(action: dict, seat: int) -> engine.Action:
+    """The client's action, on behalf of its own seat: the seat may be left out."""
+    if isinstance(action, dict) and action.get("type") in engine.SERVER_ACTIONS - {"resign"}:
+        raise ServerActionRefused()
+    decoded = engine.decode_action(_with_seat(action, seat))
+    if decoded.seat != seat:
+        raise NotYourSeat()
+    return decoded

@@ -1,0 +1,43 @@
+"""What a player is told outside the game page: "your turn" by e-mail (the push to their
+sockets is `games.events`; the task that sends the mail is `games.tasks.email_your_turn`)."""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.core.mail import send_mail
+from django.utils import translation
+from django.utils.translation import gettext as _
+
+from accounts.middleware import user_language
+from accounts.models import User
+from games.models import Game, GameEntry, Seat
+from games.wording import describe
+
+
+def turn_email_send(*, user_id: int, game_id: int, version: int) -> bool:
+    """Send "your turn" if the game still waits on this user at `version`."""
+    game = Game.objects.filter(pk=game_id, version=version, status=Game.Status.PLAYING).first()
+    user = User.objects.filter(pk=user_id, email_on_turn=True).exclude(email="").first()
+    if game is None or user is None:
+        return False
+    if not Seat.objects.filter(game=game, user=user, seat=game.active_seat).exists():
+        return False
+    deadline = game.turn_deadline_at
+    last = GameEntry.objects.filter(game=game, seq=game.version).first()
+    # In the reader's language: their profile's, else the site's (an e-mail has no browser).
+    with translation.override(user_language(user) or settings.LANGUAGE_CODE):
+        values = {"user": user, "game": game.pk}
+        lines = [
+            _("Hello %(user)s, game %(game)s of Bahama Taxi waits on your move.") % values,
+            _("Play: %(url)s") % {"url": f"{settings.SITE_URL}/games/{game.pk}"},
+        ]
+        if deadline is not None:
+            lines.append(
+                _("Your time runs out at %(time)s UTC.") % {"time": f"{deadline:%Y-%m-%d %H:%M}"}
+            )
+        if last is not None and last.notifications:
+            lines += ["", _("What happened last:")]
+            lines += [f"- {describe(note)}" for note in last.notifications]
+        subject = _("Your turn in game %(game)s") % values
+    send_mail(subject, "\n".join(lines), None, [user.email])
+    return True

@@ -1,0 +1,155 @@
+"""Tables: open, join, leave, cancel; the game starts when the last place is taken.
+
+Each runs in one transaction that locks the game row it changes. The lobby is told once the
+transaction commits.
+"""
+
+from __future__ import annotations
+
+import secrets
+from datetime import datetime
+
+from django.db import transaction
+from django.utils import timezone
+from django.utils.translation import gettext as _
+
+from games import engine, events, repository, selectors
+from games.errors import (
+    AlreadySeated,
+    GameNotFound,
+    InvalidDeadlines,
+    InviteRequired,
+    NotCreator,
+    NotSeated,
+    TableNotOpen,
+)
+from games.models import CLOCK_SECONDS, Clock, Game, Seat
+
+
+def table_create(
+    *,
+    user,
+    players: int,
+    options: engine.Options,
+    visibility: str = Game.Visibility.PUBLIC,
+    clock: str = Clock.NONE,
+    deadline1_at: datetime | None = None,
+    deadline2_at: datetime | None = None,
+) -> Game:
+    """Open a table; its creator takes the first place at it."""
+    engine.options.check_players(options, players)
+    now = timezone.now()
+    for name, when in (("deadline1_at", deadline1_at), ("deadline2_at", deadline2_at)):
+        if when is not None and when <= now:
+            raise InvalidDeadlines(_("%(name)s must be in the future.") % {"name": name})
+    if deadline1_at and deadline2_at and deadline2_at < deadline1_at:
+        raise InvalidDeadlines()
+    with transaction.atomic():
+        game = Game.objects.create(
+            created_by=user,
+            players=players,
+            shift_change=options.shift_change,
+            pickup_before_movement=options.pickup_before_movement,
+            movement=options.movement,
+            visibility=visibility,
+            invite_code=secrets.token_urlsafe(12) if visibility == Game.Visibility.INVITE else "",
+            clock=clock,
+            turn_seconds=CLOCK_SECONDS[Clock(clock)],
+            deadline1_at=deadline1_at,
+            deadline2_at=deadline2_at,
+        )
+        Seat.objects.create(game=game, user=user, join_order=0)
+        _announce_table(game.pk)
+    return game
+
+
+def locked_game(game_id: int) -> Game:
+    """The game row, locked until the transaction ends (`GameNotFound` if none)."""
+    game = Game.objects.select_for_update().filter(pk=game_id).first()
+    if game is None:
+        raise GameNotFound()
+    return game
+
+
+def _open_table(game: Game) -> None:
+    if game.status != Game.Status.OPEN:
+        raise TableNotOpen()
+
+
+def table_join(*, game_id: int, user, invite_code: str = "") -> Game:
+    """Take a place at an open table; the game starts when the last place is taken."""
+    with transaction.atomic():
+        game = locked_game(game_id)
+        if game.visibility == Game.Visibility.INVITE and not secrets.compare_digest(
+            invite_code or "", game.invite_code
+        ):
+            raise InviteRequired()
+        _open_table(game)
+        seated = list(game.seats.all())
+        if any(seat.user_id == user.pk for seat in seated):
+            raise AlreadySeated()
+        Seat.objects.create(game=game, user=user, join_order=len(seated))
+        if len(seated) + 1 == game.players:
+            _game_start(game)
+        _announce_table(game.pk)
+    return game
+
+
+def table_leave(*, game_id: int, user) -> Game:
+    """Leave an open table. When its creator leaves, the table is cancelled."""
+    with transaction.atomic():
+        game = locked_game(game_id)
+        _open_table(game)
+        seats = list(game.seats.all())
+        mine = next((seat for seat in seats if seat.user_id == user.pk), None)
+        if mine is None:
+            raise NotSeated()
+        _announce_table(game.pk)
+        if game.created_by_id == user.pk:
+            game.status = Game.Status.CANCELLED
+            game.save(update_fields=["status"])
+            return game
+        mine.delete()
+        for seat in seats:  # keep join orders 0..n-1: they are the engine's player indexes
+            if seat.join_order > mine.join_order:
+                Seat.objects.filter(pk=seat.pk).update(join_order=seat.join_order - 1)
+    return game
+
+
+def table_cancel(*, game_id: int, user) -> Game:
+    with transaction.atomic():
+        game = locked_game(game_id)
+        if game.created_by_id != user.pk:
+            raise NotCreator()
+        _open_table(game)
+        game.status = Game.Status.CANCELLED
+        game.save(update_fields=["status"])
+        _announce_table(game.pk)
+    return game
+
+
+def _game_start(game: Game) -> None:
+    """Seed (S2, 128 secret bits), set up through the engine, assign seats (S3), log seq 0."""
+    seed = secrets.randbits(128)
+    setup = engine.Setup(options=game.options, players=game.players, seed=seed)
+    started, notifications = engine.start(setup)
+    by_join_order = {seat.join_order: seat for seat in game.seats.all()}
+    for seat_number, join_order in enumerate(started.seat_players):
+        Seat.objects.filter(pk=by_join_order[join_order].pk).update(seat=seat_number)
+    game.status = Game.Status.PLAYING
+    game.rules_version = setup.rules_version
+    game.seed = str(seed)
+    game.seed_commitment = engine.seed_commitment(seed)
+    game.started_at = timezone.now()
+    repository.begin(game, started, notifications)
+
+
+def _announce_table(game_id: int) -> None:
+    """Once committed, show the lobby the table as it now is."""
+
+    def after_commit():
+        game = Game.objects.filter(pk=game_id).prefetch_related("seats__user").first()
+        if game is not None and game.visibility == Game.Visibility.PUBLIC:
+            events.table_changed(table=selectors.game_summary(game))
+
+    transaction.on_commit(after_commit)
