@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime
+from enum import StrEnum
 
 from django.utils.translation import gettext_lazy as _
 from rest_framework import serializers, status
@@ -56,3 +57,22 @@ class AccountRefused(Forbidden):
     def from_refusal(cls, refusal: AccessRefusal) -> AccountRefused:
         extra = {"until": iso_datetime(refusal.until)} if refusal.until is not None else {}
         return cls(refusal.message, code=refusal.code, **extra)
+
+
+class Code(StrEnum):
+    ACCOUNT_BANNED = ACCOUNT_BANNED
+    ACCOUNT_SUSPENDED = ACCOUNT_SUSPENDED
+    USERNAME_TAKEN = "username_taken"
+    INVALID_CREDENTIALS = "invalid_credentials"
+    WRONG_PASSWORD = "wrong_password"
+
+
+def vocabulary() -> dict[str, tuple[int, str]]:
+    """Every code of this app: (HTTP status, default message)."""
+    found = {
+        str(cls.default_code): (cls.status_code, cls.default_detail)
+        for cls in (UsernameTaken, InvalidCredentials, WrongPassword)
+    }
+    found[Code.ACCOUNT_BANNED] = (403, _("This account is banned."))
+    found[Code.ACCOUNT_SUSPENDED] = (403, _("This account is suspended until %(until)s."))
+    return found

@@ -16,6 +16,7 @@ from django.utils.translation import gettext as _
 from rest_framework import serializers
 
 from accounts.models import User
+from taxi_project import error_codes
 
 DISPLAY_NAME_MAX_LENGTH = User._meta.get_field("display_name").max_length
 
@@ -161,7 +162,7 @@ class AuthResultSerializer(TokenSerializer):
 
 
 class AccountErrorSerializer(serializers.Serializer):
-    code = serializers.CharField(help_text="Stable; switch on this.")
+    code = serializers.ChoiceField(choices=error_codes.codes(), help_text="Stable; switch on this.")
     message = serializers.CharField(help_text="For people; may change.")
 
 

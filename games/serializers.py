@@ -8,6 +8,7 @@ from rest_framework import serializers
 
 from games.engine.options import MAX_PLAYERS, MIN_PLAYERS, MOVEMENTS
 from games.models import Clock, Game
+from taxi_project import error_codes
 
 MAX_INT = 2**31 - 1
 
@@ -15,7 +16,7 @@ MAX_INT = 2**31 - 1
 class ErrorSerializer(serializers.Serializer):
     """Every error: a stable `code` to switch on and a `message` for people."""
 
-    code = serializers.CharField()
+    code = serializers.ChoiceField(choices=error_codes.codes(), help_text="docs/errors.md")
     message = serializers.CharField()
     errors = serializers.DictField(required=False, help_text="field → problem (400 only)")
     clause = serializers.CharField(required=False, help_text="RULES.md clause an action breaks")
