@@ -47,13 +47,10 @@ from games.engine import (  # noqa: E402
     RULES_VERSION,
     Options,
     Setup,
-    autopilot_action,
     encode_action,
     replay,
-    start,
 )
 from games.engine.options import MAX_PLAYERS, MIN_PLAYERS, MOVEMENTS  # noqa: E402
-from games.engine.rng import Rng  # noqa: E402
 from games.engine.simulate import play  # noqa: E402
 
 #: Goals (the brief's speed goals). Memory is measured but has no goal yet.
@@ -111,20 +108,6 @@ def all_setups(seed: int) -> list[Setup]:
     return setups
 
 
-def play_game(setup: Setup, policy: str, max_turns: int):
-    """The loop of `simulate.play`, returning the game (play returns only notifications)."""
-    game, notifications = start(setup)
-    chooser = Rng(setup.seed, stream="random-policy")
-    while not game.over and game.turn <= max_turns:
-        if policy == "random":
-            legal = game.legal_actions()
-            action = legal[chooser.below(len(legal))]
-        else:
-            action = autopilot_action(game)
-        notifications.extend(game.apply(action))
-    return game, notifications
-
-
 class Stored:
     """One corpus game as the server keeps it: setup and JSON-like action log."""
 
@@ -143,10 +126,8 @@ def build_corpus(profile: dict) -> dict[str, list[Stored]]:
     }
 
     def add(subset, setup, policy, max_turns):
-        game, notifications = play_game(setup, policy, max_turns)
-        # The corpus must be what simulate.play plays, and must replay to the same game.
-        if notifications != play(setup, policy=policy, max_turns=max_turns)[0]:
-            raise RuntimeError(f"simulate.play differs from the corpus loop for {setup}")
+        game, _ = play(setup, policy=policy, max_turns=max_turns)
+        # The corpus must replay to the same game.
         actions = [encode_action(a) for a in game.history]
         if replay(setup, actions) != game:
             raise RuntimeError(f"replaying the log does not give the same game for {setup}")
@@ -252,7 +233,7 @@ def replay_times_ns(setup: Setup, actions: list[dict], runs: int, warmup: int) -
 
 
 def measure_one_game(profile: dict, corpus: dict[str, list[Stored]]) -> dict:
-    game, _ = play_game(ONE_GAME, "autopilot", 2000)
+    game, _ = play(ONE_GAME)
     actions = [encode_action(a) for a in game.history]
     times = replay_times_ns(ONE_GAME, actions, profile["one_game_runs"], profile["one_game_warmup"])
     result = {
@@ -295,7 +276,7 @@ def measure_simulate(profile: dict) -> dict:
         setups = [Setup(Options(), 4, 5000 + k) for k in range(count)]
         expected = []
         for setup in setups:  # untimed: action counts, and the reference notifications
-            game, notifications = play_game(setup, policy, max_turns)
+            game, notifications = play(setup, policy=policy, max_turns=max_turns)
             expected.append((len(game.history), len(notifications), game.over, notifications))
         play(setups[0], policy=policy, max_turns=max_turns)  # warm-up
         passes = []
@@ -303,7 +284,7 @@ def measure_simulate(profile: dict) -> dict:
             elapsed = 0
             for setup, (_, _, _, reference) in zip(setups, expected, strict=True):
                 start_ns = time.perf_counter_ns()
-                notifications, _ = play(setup, policy=policy, max_turns=max_turns)
+                _, notifications = play(setup, policy=policy, max_turns=max_turns)
                 elapsed += time.perf_counter_ns() - start_ns
                 if notifications != reference:
                     raise RuntimeError(f"simulate.play is not deterministic for {setup}")
@@ -345,7 +326,7 @@ def measure_memory(corpus: dict[str, list[Stored]]) -> dict:
             "log_json_bytes": len(json.dumps(actions, separators=(",", ":"))),
         }
 
-    game, _ = play_game(ONE_GAME, "autopilot", 2000)
+    game, _ = play(ONE_GAME)
     one = traced(ONE_GAME, [encode_action(a) for a in game.history])
     everything = [g for games in corpus.values() for g in games]
     largest = max(everything, key=lambda g: len(g.actions))

@@ -6,7 +6,7 @@
     .venv/bin/python bench/profile_move.py --pyinstrument   # a call tree as well (needs it)
 
 In-process, through Django's test client (the whole stack a request crosses in the server but
-the ASGI adapter: middleware, DRF, token authentication, services.move_submit, the engine, the
+the ASGI adapter: middleware, DRF, token authentication, moves.move_submit, the engine, the
 rendering) against a fresh PostgreSQL database (`--db-name`, dropped at the end), with DEBUG
 off and the production settings, so each request opens and closes its database connection as
 a uvicorn worker does. Two players play one game each pass with bench/_client.py's policy.
@@ -44,19 +44,17 @@ PARTS = [
     ("  DB connect (per request)", "django/db/backends/base/base.py", "connect"),
     ("  token authentication", "rest_framework/authentication.py", "authenticate"),
     ("  MoveSerializer.is_valid", "rest_framework/serializers.py", "is_valid"),
-    ("  selectors.game_get_visible", "games/selectors.py", "game_get_visible"),
-    ("  services.move_submit", "games/services.py", "move_submit"),
-    ("    _locked_game (FOR UPDATE)", "games/services.py", "_locked_game"),
+    ("  moves.move_submit", "games/services/moves.py", "move_submit"),
+    ("    repository.load", "games/repository.py", "load"),
     ("    state.state_for", "games/state.py", "state_for"),
     ("      replay_from_log", "games/state.py", "replay_from_log"),
     ("      engine replay", "games/engine/replay.py", "replay"),
     ("      Game.clone", "games/engine/game.py", "clone"),
     ("    Game.apply", "games/engine/game.py", "apply"),
-    ("    services._append", "games/services.py", "_append"),
+    ("    repository.append", "games/repository.py", "append"),
     ("      entry_response (player_view)", "games/selectors.py", "entry_response"),
-    ("      GameEntry.save", "games/models.py", "save"),
-    ("      Game.save (summary)", "django/db/models/base.py", "save"),
-    ("    atomic commit", "django/db/transaction.py", "__exit__"),
+    ("      APPEND_SQL", "games/repository.py", "_write_sql"),
+    ("      push (group_send)", "games/events.py", "_send"),
     ("  JSON rendering", "rest_framework/renderers.py", "render"),
     ("  SQL execute (all)", "django/db/backends/utils.py", "execute"),
 ]

@@ -24,6 +24,7 @@ both write and read the same rows.
 from __future__ import annotations
 
 import json
+from contextlib import nullcontext
 from dataclasses import dataclass, field
 from datetime import datetime
 
@@ -255,8 +256,10 @@ def _write_sql(game: Game, row: GameEntry, expected: int) -> bool:
     params = [_prepared(game, name, connection) for name in SUMMARY_FIELDS]
     params += [game.pk, expected]
     params += [_prepared(row, name, connection) for name in ENTRY_FIELDS[1:]]
-    # in a caller's transaction, a savepoint: a unique key's refusal leaves it usable
-    with transaction.atomic(using=connection.alias, savepoint=connection.in_atomic_block):
+    # One statement is atomic on its own: in autocommit no BEGIN or COMMIT round trip. In a
+    # caller's transaction, a savepoint: a unique key's refusal leaves the transaction usable.
+    inside = connection.in_atomic_block
+    with transaction.atomic(using=connection.alias) if inside else nullcontext():
         with connection.cursor() as cursor:
             cursor.execute(APPEND_SQL, params)
             return cursor.rowcount == 1

@@ -12,7 +12,7 @@ from collections.abc import Iterator
 
 from .autopilot import autopilot_action
 from .errors import InvalidSetup
-from .game import RULES_VERSION
+from .game import RULES_VERSION, Game
 from .options import MOVEMENTS, Options, check_players
 from .replay import Setup, start
 from .rng import Rng
@@ -22,8 +22,10 @@ POLICIES = ("autopilot", "random")
 
 def play(
     setup: Setup, *, policy: str = "autopilot", max_turns: int = 2000
-) -> tuple[list[dict], dict | None]:
-    """Play one game; return every notification and the result (None if cut off)."""
+) -> tuple[Game, list[dict]]:
+    """Play one game: the game as it ended (`game.result` is None if it was cut off after
+    `max_turns`) and every notification. The one play loop: the CLI, the benchmarks and the
+    soak test all play through it."""
     game, notifications = start(setup)
     chooser = Rng(setup.seed, stream="random-policy")
     while not game.over and game.turn <= max_turns:
@@ -33,7 +35,7 @@ def play(
         else:
             action = autopilot_action(game)
         notifications.extend(game.apply(action))
-    return notifications, game.result
+    return game, notifications
 
 
 def simulate(
@@ -48,13 +50,13 @@ def simulate(
     options = options or Options()
     for k in range(games):
         setup = Setup(options=options, players=players, seed=seed + k)
-        notifications, result = play(setup, policy=policy, max_turns=max_turns)
+        game, notifications = play(setup, policy=policy, max_turns=max_turns)
         yield {
             "rules_version": RULES_VERSION,
             "seed": seed + k,
             "options": {"players": players, **options.to_json()},
             "notifications": notifications,
-            "result": result,
+            "result": game.result,
         }
 
 

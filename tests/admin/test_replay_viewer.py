@@ -499,7 +499,7 @@ def test_every_notification_of_simulated_games_reads_as_a_sentence(players, opti
 
     for seed in range(3):
         setup = engine.Setup(options=options, players=players, seed=seed)
-        notifications, _result = play(setup, policy="random", max_turns=400)
+        _game, notifications = play(setup, policy="random", max_turns=400)
         for notification in notifications:
             text = describe(notification)
             assert not text.startswith("Unrecognised"), notification
