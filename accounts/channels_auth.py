@@ -15,18 +15,13 @@ from channels.middleware import BaseMiddleware
 from channels.security.websocket import AllowedHostsOriginValidator, WebsocketDenier
 from django.contrib.auth.models import AnonymousUser
 
+from accounts.credentials import token_key
+
 
 def _header(scope, name: bytes) -> str | None:
     for key, value in scope.get("headers", []):
         if key == name:
             return value.decode("latin1")
-    return None
-
-
-def _token_key(scope) -> str | None:
-    header = _header(scope, b"authorization")
-    if header and header.startswith("Token "):
-        return header[len("Token ") :].strip()
     return None
 
 
@@ -42,7 +37,7 @@ class TokenAuthMiddleware(BaseMiddleware):
     """`Authorization: Token <key>` wins over the session; a bad token is anonymous."""
 
     async def __call__(self, scope, receive, send):
-        key = _token_key(scope)
+        key = token_key(scope)
         if key is not None:
             scope = dict(scope, user=await _user_for_token(key), auth="token")
         return await super().__call__(scope, receive, send)
@@ -54,7 +49,7 @@ class OriginPolicy:
 
     async def __call__(self, scope, receive, send):
         if _header(scope, b"origin") is None:
-            if _token_key(scope) is not None:
+            if token_key(scope) is not None:
                 return await self.inner(scope, receive, send)
             return await WebsocketDenier()(scope, receive, send)
         # built per connection: it reads ALLOWED_HOSTS, which tests and deployments may change

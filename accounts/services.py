@@ -10,6 +10,7 @@ from rest_framework.request import Request
 from accounts.authentication import ensure_access
 from accounts.errors import UsernameTaken, WrongPassword
 from accounts.models import User
+from games import events
 
 DISPLAY_NAME_MAX_LENGTH = User._meta.get_field("display_name").max_length
 
@@ -43,8 +44,10 @@ def token_issue(*, user: User) -> Token:
 
 
 def token_revoke(*, user: User) -> None:
-    """Delete the user's token; every client using it must log in again. Idempotent."""
+    """Delete the user's token; every client using it must log in again, and its open sockets
+    close (4401). Idempotent."""
     Token.objects.filter(user=user).delete()
+    _credentials_changed(user)
 
 
 def user_login(*, request: Request, user: User) -> Token:
@@ -56,9 +59,17 @@ def user_login(*, request: Request, user: User) -> Token:
 
 def user_logout(*, request: Request) -> None:
     """End the session; when the caller authenticated with a token, revoke that token too."""
+    user = request.user
     if isinstance(request.auth, Token):
         request.auth.delete()
     logout(request)
+    _credentials_changed(user)
+
+
+def _credentials_changed(user: User) -> None:
+    """Once committed, the user's open sockets check the credentials they were opened with."""
+    user_id = user.pk
+    transaction.on_commit(lambda: events.credentials_changed(user_id=user_id))
 
 
 def user_profile_update(

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework import status
-from rest_framework.pagination import LimitOffsetPagination
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
@@ -30,6 +29,7 @@ from games.serializers import (
 )
 from games.services import moves, tables
 from games.throttles import MoveRateThrottle
+from taxi_project.pagination import Pagination
 
 
 def errors(*codes: int) -> dict:
@@ -51,7 +51,7 @@ def _valid(serializer_class, data) -> dict:
 
 
 def _page(view: APIView, request, items):
-    paginator = LimitOffsetPagination()
+    paginator = Pagination()
     page = paginator.paginate_queryset(items, request, view=view)
     return paginator.get_paginated_response(
         [selectors.game_summary(game, user=request.user) for game in page]

@@ -8,5 +8,6 @@ class GamesConfig(AppConfig):
     verbose_name = _("Games")
 
     def ready(self):
-        # the engine's refusals join the API's error shape (taxi_project.api_errors)
-        from games import errors  # noqa: F401
+        # the engine's refusals join the API's error shape (taxi_project.api_errors), and the
+        # tasks are registered in every process, as `games.events` queues one by its name
+        from games import errors, tasks  # noqa: F401

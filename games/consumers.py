@@ -4,30 +4,44 @@
 Ordering: a game socket sends log entries strictly by seq, each once. It starts silent; the
 client's `sync {after}` makes it send every entry after `after` from the database, then the
 live ones, which meanwhile wait in a buffer. A live entry that is not the next seq (the channel
-layer dropped one) is preceded by the missing ones, read from the database.
+layer dropped one) is preceded by the missing ones, read from the database. A live entry of
+another game, or of another deployment's game with this id (a foreign seed commitment), is
+dropped. And since a push dies with the process that was to send it, every process looks up
+the versions of the games its sockets watch every HEARTBEAT seconds (one query) and has a
+socket that is behind read what it missed from the database: no entry waits longer than that.
+
+Credentials: a socket re-checks the token or session it was opened with before every move and
+chat frame, and when its account's group says they changed (logout, password change,
+moderation); when they are gone it says why and closes (4401 logged out, 4403 refused).
 """
 
 from __future__ import annotations
 
+import asyncio
 import json
+import logging
 
 from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncJsonWebsocketConsumer
+from django.conf import settings
 from django.contrib.auth.models import AnonymousUser
-from django.core.serializers.json import DjangoJSONEncoder
-from django.utils import timezone, translation
+from django.utils import translation
 from django.utils.translation import gettext
 from rest_framework import exceptions
+from rest_framework.utils.encoders import JSONEncoder
 
-from accounts.authentication import access_refusal
+from accounts.credentials import socket_credentials, socket_refusal
 from accounts.middleware import scope_language
-from games import events, selectors
+from games import events, moderation, selectors
 from games.engine import EngineError
 from games.errors import InvalidSync, LoginRequired, MalformedFrame, UnknownFrame
 from games.serializers import MAX_INT, move_data
 from games.services import chat, moves
 from games.throttles import socket_move_allowed
+from taxi_project import parsers
 from taxi_project.api_errors import ApiError, TooManyRequests, body_for
+
+log = logging.getLogger(__name__)
 
 V = events.FRAME_VERSION
 MAX_FRAME = 64 * 1024
@@ -49,6 +63,7 @@ class JsonConsumer(AsyncJsonWebsocketConsumer):
     Every signed-in socket also listens on its account's group, to be closed on a refusal."""
 
     account = None
+    credentials: dict = {}
 
     async def dispatch(self, message):
         # Every frame this socket sends speaks its owner's language (docs/i18n.md).
@@ -57,6 +72,7 @@ class JsonConsumer(AsyncJsonWebsocketConsumer):
 
     async def join_account(self, user) -> None:
         if user.is_authenticated:
+            self.credentials = socket_credentials(self.scope)
             self.account = events.account_group(user.pk)
             await self.channel_layer.group_add(self.account, self.channel_name)
 
@@ -64,20 +80,28 @@ class JsonConsumer(AsyncJsonWebsocketConsumer):
         if self.account:
             await self.channel_layer.group_discard(self.account, self.channel_name)
 
-    async def account_refused(self, event):
-        refusal = await database_sync_to_async(self._refusal)()
-        if refusal is not None:
-            code, message = refusal
-            await self.send_json(frame("error", code=code, message=message))
-            await self.close(code=4403)
+    async def account_check(self, event):
+        """The account's credentials or standing changed: close if this socket's are gone."""
+        await self.credentials_hold()
 
-    def _refusal(self):
-        self.user.refresh_from_db()
-        return access_refusal(self.user, timezone.now())
+    async def credentials_hold(self) -> bool:
+        """True if the socket's credentials still stand; else say why, close, and False."""
+        if not self.user.is_authenticated:
+            return True
+        refusal = await database_sync_to_async(socket_refusal)(
+            user_id=self.user.pk, **self.credentials
+        )
+        if refusal is None:
+            return True
+        close_code, code, message = refusal
+        await self.send_json(frame("error", code=code, message=message))
+        await self.close(code=close_code)
+        return False
 
     @classmethod
     async def encode_json(cls, content):
-        return json.dumps(content, cls=DjangoJSONEncoder)  # datetimes as in the HTTP API
+        # DRF's encoder: datetimes exactly as the HTTP API renders them
+        return json.dumps(content, cls=JSONEncoder)
 
     async def receive(self, text_data=None, bytes_data=None, **kwargs):
         if text_data is None or len(text_data) > MAX_FRAME:
@@ -85,7 +109,10 @@ class JsonConsumer(AsyncJsonWebsocketConsumer):
             await self.send_json(error_frame(MalformedFrame(message % {"max": MAX_FRAME})))
             return
         try:
-            content = json.loads(text_data)
+            content = parsers.loads(text_data)
+        except parsers.TooDeep as error:
+            await self.send_json(error_frame(MalformedFrame(str(error))))
+            return
         except ValueError:
             await self.send_json(error_frame(MalformedFrame(gettext("This frame is not JSON."))))
             return
@@ -116,6 +143,11 @@ class GameConsumer(JsonConsumer):
             await self.refuse(error)
             return
         self.seat = access["seat"]
+        if self.seat is None and self.user.is_authenticated:
+            await database_sync_to_async(moderation.spectator_seen)(
+                game_id=self.game_id, user=self.user
+            )
+        self.commitment = access["commitment"]  # "" until the game starts
         self.last_seq: int | None = None  # nothing sent yet: live entries wait for `sync`
         self.buffer: list[dict] = []
         self.group = events.game_group(self.game_id)
@@ -123,8 +155,10 @@ class GameConsumer(JsonConsumer):
         await self.join_account(self.user)
         await self.accept()
         await self.send_json(frame("hello", game=self.game_id, seat=self.seat, **access["hello"]))
+        watch.add(self)
 
     async def disconnect(self, code):
+        watch.discard(self)
         if self.group:
             await self.channel_layer.group_discard(self.group, self.channel_name)
         await self.leave_account()
@@ -138,9 +172,12 @@ class GameConsumer(JsonConsumer):
             elif kind == "move":
                 await self.move(content, ref)
             elif kind == "chat":
-                await database_sync_to_async(chat.chat_post)(
-                    game_id=self.game_id, user=self.user, text=content.get("text")
-                )
+                if not self.user.is_authenticated:
+                    raise LoginRequired(gettext("Log in to write here."))
+                if await self.credentials_hold():
+                    await database_sync_to_async(chat.chat_post)(
+                        game_id=self.game_id, user=self.user, text=content.get("text")
+                    )
             elif kind == "ping":
                 await self.send_json(frame("pong", ref=ref))
             else:
@@ -173,6 +210,8 @@ class GameConsumer(JsonConsumer):
     async def move(self, content, ref) -> None:
         if not self.user.is_authenticated:
             raise LoginRequired()
+        if not await self.credentials_hold():
+            return
         if not await database_sync_to_async(socket_move_allowed)(self.user):
             raise TooManyRequests()
         data = move_data(content)
@@ -190,6 +229,11 @@ class GameConsumer(JsonConsumer):
     # ------------------------------------------------------------------ from the channel layer
 
     async def game_entry(self, event):
+        if event.get("game") != self.game_id or (
+            self.commitment and event.get("commitment") != self.commitment
+        ):  # not this game: another deployment's on a shared Redis, or a stray message
+            log.warning("game %s socket dropped a foreign entry", self.game_id)
+            return
         if self.last_seq is None:
             self.buffer.append(event)
             del self.buffer[:-BUFFER_LIMIT]  # what falls out is refetched as a gap
@@ -200,10 +244,9 @@ class GameConsumer(JsonConsumer):
         seq = event["seq"]
         if seq <= self.last_seq:
             return
-        if seq == 0 and self.user.is_authenticated:  # the game starts: seats are drawn now (S3)
-            self.seat = await database_sync_to_async(selectors.seat_for)(
-                game_id=self.game_id, user=self.user
-            )
+        if self.last_seq < 0:  # the game started: seats are drawn now (S3), the seed committed
+            if not await self.started(event.get("commitment")):
+                return
         if seq > self.last_seq + 1:
             missing, _, _ = await database_sync_to_async(selectors.entries_since)(
                 game_id=self.game_id, after=self.last_seq, seat=None, before=seq
@@ -225,6 +268,33 @@ class GameConsumer(JsonConsumer):
         )
         self.last_seq = seq
 
+    async def started(self, commitment: str | None) -> bool:
+        """The table this socket watched has started: its seat and commitment, from the
+        database; False if `commitment` is not this game's (a foreign push)."""
+        self.seat, self.commitment = await database_sync_to_async(self._seat_and_commitment)()
+        return commitment is None or commitment == self.commitment
+
+    def _seat_and_commitment(self):
+        game = selectors.Game.objects.get(pk=self.game_id)
+        seat = selectors.seat_for(game_id=self.game_id, user=self.user) if (
+            self.user.is_authenticated
+        ) else None  # fmt: skip
+        return seat, game.seed_commitment
+
+    async def game_behind(self, event):
+        """The heartbeat found the game ahead of this socket (a push was lost): catch up."""
+        if self.last_seq is None or event["version"] <= self.last_seq:
+            return
+        if self.last_seq < 0:
+            await self.started(None)
+        entries, view, version = await database_sync_to_async(selectors.entries_since)(
+            game_id=self.game_id, after=self.last_seq, seat=self.seat
+        )
+        for index, entry in enumerate(entries):
+            last = index == len(entries) - 1
+            await self.send_json(frame("entry", **entry, view=view if last else None))
+        self.last_seq = max(self.last_seq, version)
+
     async def game_chat(self, event):
         await self.send_json(frame("chat", message=event["message"]))
 
@@ -241,6 +311,7 @@ class UserConsumer(JsonConsumer):
         self.user = self.scope.get("user") or AnonymousUser()
         try:
             waiting = await database_sync_to_async(selectors.user_socket_access)(user=self.user)
+            self.told = set(waiting)  # (game, version): "your turn" this socket has said
         except ApiError as error:
             await self.refuse(error)
             return
@@ -249,9 +320,13 @@ class UserConsumer(JsonConsumer):
             await self.channel_layer.group_add(group, self.channel_name)
         await self.join_account(self.user)
         await self.accept()
-        await self.send_json(frame("hello", user=self.user.pk, your_turn=waiting))
+        await self.send_json(
+            frame("hello", user=self.user.pk, your_turn=[game for game, _ in sorted(waiting)])
+        )
+        watch.add(self)
 
     async def disconnect(self, code):
+        watch.discard(self)
         for group in self.groups_joined:
             await self.channel_layer.group_discard(group, self.channel_name)
         await self.leave_account()
@@ -264,7 +339,65 @@ class UserConsumer(JsonConsumer):
             await self.send_json(error_frame(unknown))
 
     async def user_your_turn(self, event):
-        await self.send_json(frame("your_turn", game=event["game"], version=event["version"]))
+        """Once per turn: from the push, or from the heartbeat when the push was lost."""
+        told = (event["game"], event["version"])
+        if told not in self.told:
+            self.told.add(told)
+            await self.send_json(frame("your_turn", game=told[0], version=told[1]))
 
     async def lobby_table(self, event):
         await self.send_json(frame("table", table=event["table"]))
+
+
+class _Watch:
+    """This process's sockets, and every HEARTBEAT seconds one look at the database: the
+    version of every game its game sockets watch, and the games waiting on the users of its
+    user sockets. A socket that is behind (its push died with the process that was to send
+    it) is told through its own channel, so it catches up in order with what it receives."""
+
+    def __init__(self):
+        self.games: dict[int, set[GameConsumer]] = {}
+        self.users: dict[int, set[UserConsumer]] = {}
+        self.task: asyncio.Task | None = None
+
+    def add(self, consumer) -> None:
+        if isinstance(consumer, GameConsumer):
+            self.games.setdefault(consumer.game_id, set()).add(consumer)
+        else:
+            self.users.setdefault(consumer.user.pk, set()).add(consumer)
+        loop = asyncio.get_running_loop()
+        if self.task is None or self.task.done() or self.task.get_loop() is not loop:
+            self.task = loop.create_task(self.run())
+
+    def discard(self, consumer) -> None:
+        for sockets in (self.games, self.users):
+            for key, found in list(sockets.items()):
+                found.discard(consumer)
+                if not found:
+                    del sockets[key]
+
+    async def run(self) -> None:
+        while self.games or self.users:
+            await asyncio.sleep(settings.SOCKET_HEARTBEAT_SECONDS)
+            try:
+                versions, waiting = await database_sync_to_async(selectors.heartbeat)(
+                    games=list(self.games), users=list(self.users)
+                )
+                await self.tell(versions, waiting)
+            except Exception:  # the database is away: the next beat tries again
+                log.exception("socket heartbeat failed")
+
+    async def tell(self, versions: dict[int, int], waiting: list[tuple[int, int, int]]) -> None:
+        for game_id, version in versions.items():
+            for socket in list(self.games.get(game_id, ())):
+                if socket.last_seq is not None and version > socket.last_seq:
+                    behind = {"type": "game.behind", "version": version}
+                    await socket.channel_layer.send(socket.channel_name, behind)
+        for user_id, game_id, version in waiting:
+            for socket in list(self.users.get(user_id, ())):
+                if (game_id, version) not in socket.told:
+                    turn = {"type": "user.your_turn", "game": game_id, "version": version}
+                    await socket.channel_layer.send(socket.channel_name, turn)
+
+
+watch = _Watch()

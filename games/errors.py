@@ -30,7 +30,6 @@ from taxi_project.api_errors import (
 class Code(StrEnum):
     GAME_NOT_FOUND = "game_not_found"
     TABLE_NOT_OPEN = "table_not_open"
-    INVITE_REQUIRED = "invite_required"
     ALREADY_SEATED = "already_seated"
     NOT_SEATED = "not_seated"
     NOT_CREATOR = "not_creator"
@@ -54,6 +53,9 @@ class Code(StrEnum):
     REPORT_SELF = "report_self"
     REPORT_NOT_FOUND = "report_not_found"
     REPORT_CLOSED = "report_closed"
+    REPORT_NOT_ALLOWED = "report_not_allowed"
+    REPORT_DUPLICATE = "report_duplicate"
+    REPORT_RATE_LIMITED = "report_rate_limited"
     # WebSocket frames
     MALFORMED_FRAME = "malformed_frame"
     UNKNOWN_FRAME = "unknown_frame"
@@ -69,11 +71,6 @@ class GameNotFound(NotFound):
 class TableNotOpen(Conflict):
     default_code = Code.TABLE_NOT_OPEN
     default_detail = _("This table is no longer open.")
-
-
-class InviteRequired(Forbidden):
-    default_code = Code.INVITE_REQUIRED
-    default_detail = _("This table is by invitation only.")
 
 
 class AlreadySeated(Conflict):
@@ -196,6 +193,21 @@ class ReportNotFound(NotFound):
 class ReportClosed(Conflict):
     default_code = Code.REPORT_CLOSED
     default_detail = _("This report is already closed.")
+
+
+class ReportNotAllowed(Forbidden):
+    default_code = Code.REPORT_NOT_ALLOWED
+    default_detail = _("Only the players and spectators of a game can report from it.")
+
+
+class ReportDuplicate(Conflict):
+    default_code = Code.REPORT_DUPLICATE
+    default_detail = _("You have already reported this.")
+
+
+class ReportRateLimited(TooManyRequests):
+    default_code = Code.REPORT_RATE_LIMITED
+    default_detail = _("Too many reports; try again later.")
 
 
 class MalformedFrame(ApiError):

@@ -20,7 +20,7 @@ from typing import Literal, TypedDict
 from asgiref.sync import async_to_sync
 from celery import signature
 from channels.layers import get_channel_layer
-from django.core.serializers.json import DjangoJSONEncoder
+from rest_framework.utils.encoders import JSONEncoder
 
 from games import engine
 
@@ -53,6 +53,8 @@ class EntryMessage(TypedDict):
     the public view after it, and the legal actions that only the seat to move's sockets get."""
 
     type: Literal["game.entry"]
+    game: int
+    commitment: str  # the game's seed commitment: which game of which deployment it is
     seq: int
     clock: ClockState
     notifications: list[dict]
@@ -82,8 +84,10 @@ class LobbyTableMessage(TypedDict):
     table: dict
 
 
-class AccountRefusedMessage(TypedDict):
-    type: Literal["account.refused"]
+class AccountCheckMessage(TypedDict):
+    """The account's credentials or standing changed: its sockets check theirs."""
+
+    type: Literal["account.check"]
 
 
 Message = (
@@ -92,7 +96,7 @@ Message = (
     | ChatMessage
     | ChatHiddenMessage
     | LobbyTableMessage
-    | AccountRefusedMessage
+    | AccountCheckMessage
 )
 
 
@@ -105,16 +109,25 @@ def _send(group: str, message: Message) -> None:
 
 def _plain(data) -> dict:
     """JSON-safe (datetimes as ISO strings), as the channel layer serialises with msgpack."""
-    return json.loads(json.dumps(data, cls=DjangoJSONEncoder))
+    return json.loads(json.dumps(data, cls=JSONEncoder))
 
 
 def entry_message(
-    *, seq: int, notifications: list[dict], current: engine.Game, clock: dict, public: dict
+    *,
+    game_id: int,
+    commitment: str,
+    seq: int,
+    notifications: list[dict],
+    current: engine.Game,
+    clock: dict,
+    public: dict,
 ) -> EntryMessage:
     """The message for a log entry, taken at the state right after it (`public`: its public
     view, as clients get it)."""
     return EntryMessage(
         type="game.entry",
+        game=game_id,
+        commitment=commitment,
         seq=seq,
         clock=_plain(clock),
         notifications=notifications,
@@ -154,6 +167,7 @@ def table_changed(*, table: dict) -> None:
     _send(LOBBY_GROUP, LobbyTableMessage(type="lobby.table", table=_plain(table)))
 
 
-def user_refused(*, user_id: int) -> None:
-    """The account was suspended or banned: its open sockets say so and close."""
-    _send(account_group(user_id), AccountRefusedMessage(type="account.refused"))
+def credentials_changed(*, user_id: int) -> None:
+    """A token revoked, a password changed, the account suspended or banned: the user's open
+    sockets check their own credentials, and those whose are gone say so and close."""
+    _send(account_group(user_id), AccountCheckMessage(type="account.check"))

@@ -371,6 +371,27 @@ class Report(models.Model):
         }
 
 
+class Spectator(models.Model):
+    """A signed-in user who opened a game's socket without a seat at it: a witness of its
+    table and chat, who may report what they saw (games/moderation.py: report_create)."""
+
+    game = models.ForeignKey(
+        Game, on_delete=models.CASCADE, related_name="spectators", verbose_name=_("game")
+    )
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, verbose_name=_("user")
+    )
+    first_seen_at = models.DateTimeField(_("first seen at"), auto_now_add=True)
+
+    class Meta:
+        verbose_name = _("spectator")
+        verbose_name_plural = _("spectators")
+        constraints = [models.UniqueConstraint(fields=["game", "user"], name="spectator_once")]
+
+    def __str__(self) -> str:
+        return f"{self.user_id} @ {self.game_id}"
+
+
 class ModerationAction(models.Model):
     """The audit log of moderators: who, when, what, why. Append-only (database triggers)."""
 

@@ -8,7 +8,7 @@ any move, with the moderator as the entry's actor.
 
 from __future__ import annotations
 
-from datetime import datetime
+from datetime import datetime, timedelta
 
 from django.db import transaction
 from django.utils import timezone
@@ -16,11 +16,18 @@ from django.utils.translation import gettext as _
 
 from accounts.models import User
 from games import engine, errors, events, repository
-from games.models import ChatMessage, Game, ModerationAction, Report, Seat
+from games.models import ChatMessage, Game, ModerationAction, Report, Seat, Spectator
 from games.services import chat
 
 Kind = ModerationAction.Kind
 MAX_REASON = 1000
+REPORTS_PER_HOUR = 10  # per reporter, across games
+
+
+def spectator_seen(*, game_id: int, user) -> None:
+    """A signed-in user without a seat opened the game's socket: they may report from now on."""
+    if user.is_authenticated:
+        Spectator.objects.get_or_create(game_id=game_id, user=user)
 
 
 def _reason(reason: str) -> str:
@@ -118,7 +125,7 @@ def user_suspend(*, moderator, user_id: int, until: datetime, reason: str) -> Mo
         user.moderation_reason = reason
         user.save(update_fields=["suspended_until", "moderation_reason"])
         games = _seats_to_autopilot(user, moderator)
-        transaction.on_commit(lambda: events.user_refused(user_id=user_id))
+        transaction.on_commit(lambda: events.credentials_changed(user_id=user_id))
         return _audit(
             moderator, Kind.USER_SUSPEND, reason, user=user,
             details={"until": until.isoformat(), "games_to_autopilot": games},
@@ -135,7 +142,7 @@ def user_ban(*, moderator, user_id: int, reason: str) -> ModerationAction:
         user.moderation_reason = reason
         user.save(update_fields=["banned_at", "moderation_reason"])
         games = _seats_to_autopilot(user, moderator)
-        transaction.on_commit(lambda: events.user_refused(user_id=user_id))
+        transaction.on_commit(lambda: events.credentials_changed(user_id=user_id))
         return _audit(
             moderator, Kind.USER_BAN, reason, user=user, details={"games_to_autopilot": games}
         )
@@ -173,11 +180,20 @@ def report_create(
     reported_user_id: int | None = None,
     chat_message_id: int | None = None,
 ) -> Report:
-    """A player reports a player of the game, or one of its chat messages."""
+    """A player or a spectator of the game (who opened its socket) reports a player of it, or
+    one of its chat messages: once per target, at most REPORTS_PER_HOUR an hour."""
     from games import selectors
 
     reason = _reason(reason)
     game = selectors.game_get_visible(game_id=game_id, user=reporter)
+    witness = Seat.objects.filter(game=game, user=reporter).exists() or (
+        Spectator.objects.filter(game=game, user=reporter).exists()
+    )
+    if not witness:
+        raise errors.ReportNotAllowed()
+    since = timezone.now() - timedelta(hours=1)
+    if Report.objects.filter(reporter=reporter, created_at__gte=since).count() >= REPORTS_PER_HOUR:
+        raise errors.ReportRateLimited()
     message = None
     if chat_message_id is not None:
         message = ChatMessage.objects.filter(pk=chat_message_id, game=game).first()
@@ -190,6 +206,11 @@ def report_create(
         raise errors.PlayerNotFound()
     if reported_user_id == reporter.pk:
         raise errors.ReportSelf()
+    earlier = Report.objects.filter(
+        reporter=reporter, game=game, reported_user_id=reported_user_id, chat_message=message
+    )
+    if earlier.exists():
+        raise errors.ReportDuplicate()
     return Report.objects.create(
         reporter=reporter, game=game, reported_user_id=reported_user_id, chat_message=message,
         reason=reason,

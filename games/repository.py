@@ -314,6 +314,8 @@ def _after_commit(
     game, current = loaded.game, loaded.state
     snapshot = current.clone()
     message = events.entry_message(
+        game_id=game.pk,
+        commitment=game.seed_commitment,
         seq=seq,
         notifications=notifications,
         current=current,

@@ -6,7 +6,7 @@ clients only through `engine.player_view`.
 
 from __future__ import annotations
 
-from django.db.models import Exists, OuterRef, Prefetch, Q, QuerySet
+from django.db.models import Exists, F, OuterRef, Prefetch, Q, QuerySet
 from django.utils.translation import gettext as _
 
 from games import engine, state
@@ -236,11 +236,12 @@ def socket_access(*, game_id: int, user) -> dict:
         "clock": clock_of(game),
         "chat": chat_recent(game=game),
     }
-    return {"seat": seat, "hello": hello}
+    return {"seat": seat, "hello": hello, "commitment": game.seed_commitment}
 
 
-def user_socket_access(*, user) -> list[int]:
-    """A user's own socket: signed in, not refused. Returns the games waiting on the user."""
+def user_socket_access(*, user) -> list[tuple[int, int]]:
+    """A user's own socket: signed in, not refused. Returns the games waiting on the user,
+    with their versions."""
     if not user.is_authenticated:
         raise LoginRequired(_("Log in first."))
     from accounts.authentication import ensure_access
@@ -248,7 +249,18 @@ def user_socket_access(*, user) -> list[int]:
     ensure_access(user)
     mine = Seat.objects.filter(game=OuterRef("pk"), user=user, seat=OuterRef("active_seat"))
     waiting = Game.objects.filter(Exists(mine), status=Game.Status.PLAYING)
-    return list(waiting.order_by("pk").values_list("pk", flat=True))
+    return list(waiting.order_by("pk").values_list("pk", "version"))
+
+
+def heartbeat(*, games: list[int], users: list[int]) -> tuple[dict[int, int], list[tuple]]:
+    """What a process's sockets check on each heartbeat, in two queries: the log version of
+    each watched game, and (user, game, version) for each game waiting on a watched user."""
+    found = Game.objects.filter(pk__in=games).only("version", "started_at")
+    versions = {game.pk: log_version(game) for game in found}
+    waiting = Seat.objects.filter(
+        user_id__in=users, game__status=Game.Status.PLAYING, seat=F("game__active_seat")
+    ).values_list("user_id", "game_id", "game__version")
+    return versions, list(waiting)
 
 
 def entries_since(

@@ -68,6 +68,9 @@ class MoveSerializer(serializers.Serializer):
     )
 
 
+MOVE_FIELDS = ("action", "version", "idempotency_key")  # MoveSerializer's, in its order
+
+
 def move_data(data) -> dict:
     """MoveSerializer's validated data for a move's body. A well-formed body — what clients
     send on every move — is recognised directly (building the serializer, which deep-copies
@@ -75,7 +78,7 @@ def move_data(data) -> dict:
     serializer, for its field errors. A body accepted here is one the
     serializer accepts with the same values (tests/api/test_move_body.py)."""
     if isinstance(data, dict):
-        action, version, key = (data.get(name) for name in MoveSerializer._declared_fields)
+        action, version, key = (data.get(name) for name in MOVE_FIELDS)
         if (
             type(action) is dict
             and all(type(name) is str for name in action)

@@ -3,6 +3,7 @@ comes from the environment; with nothing set, the server runs fully embedded
 (SQLite, in-memory channel layer, filesystem Celery broker) so a fresh clone needs only Python.
 """
 
+import hashlib
 import os
 from pathlib import Path
 
@@ -134,6 +135,11 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
         }
 
 
+# How often each server process looks up the versions of the games its sockets watch, so a
+# socket whose push was lost (its process died between commit and publish) catches up: the
+# longest an entry can wait to reach an open socket (games/consumers.py: _Watch).
+SOCKET_HEARTBEAT_SECONDS = float(os.environ.get("SOCKET_HEARTBEAT_SECONDS", "10"))
+
 if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     # Take the write lock when a transaction begins, so concurrent moves queue up rather than
     # failing half-way with "database is locked" (PostgreSQL uses SELECT … FOR UPDATE).
@@ -206,7 +212,9 @@ REST_FRAMEWORK = {
         "taxi_project.renderers.JSONRenderer",
         "rest_framework.renderers.BrowsableAPIRenderer",
     ],
-    "DEFAULT_PAGINATION_CLASS": "rest_framework.pagination.LimitOffsetPagination",
+    # JSON only, nesting bounded (taxi_project/parsers.py): no endpoint takes a form or files
+    "DEFAULT_PARSER_CLASSES": ["taxi_project.parsers.JSONParser"],
+    "DEFAULT_PAGINATION_CLASS": "taxi_project.pagination.Pagination",
     "PAGE_SIZE": 50,
     "UNAUTHENTICATED_USER": "django.contrib.auth.models.AnonymousUser",
     "DEFAULT_THROTTLE_RATES": {
@@ -233,15 +241,24 @@ SPECTACULAR_SETTINGS = {
 # --- Redis, or the embedded fallbacks -------------------------------------------------------
 REDIS_URL = os.environ.get("REDIS_URL", "")
 
+# Every Redis key and channel of this deployment starts with this prefix: Redis pub/sub ignores
+# database numbers, so two deployments (staging and production, two test runs) on one Redis
+# server would otherwise receive each other's pushes. By default it is derived from the
+# database, so that it cannot be forgotten: two deployments on one database are one.
+_db = DATABASES["default"]
+REDIS_PREFIX = os.environ.get("REDIS_PREFIX") or "bt-" + hashlib.sha256(
+    f"{_db['ENGINE']}|{_db.get('HOST', '')}|{_db.get('PORT', '')}|{_db['NAME']}".encode()
+).hexdigest()[:12]
+
 if REDIS_URL:
     from redis.exceptions import ConnectionError as RedisConnectionError
 
     # Shared by every process: rate-limit counts must not be per worker.
     CACHES = {
         "default": {
-            "BACKEND": "taxi_project.cache.RedisCache",  # one client per process
+            "BACKEND": "django.core.cache.backends.redis.RedisCache",
             "LOCATION": REDIS_URL,
-            "KEY_PREFIX": "taxi-cache",
+            "KEY_PREFIX": f"{REDIS_PREFIX}:cache",
             # its connections outlive a Redis restart: reconnect rather than fail the call; and
             # a Redis that stops answering fails the call in 2 s (rate limits fail open)
             # rather than hanging the request
@@ -265,12 +282,16 @@ if REDIS_URL:
                         "socket_timeout": 15,
                         "retry_on_error": [RedisConnectionError],
                     }
-                ]
+                ],
+                "prefix": f"{REDIS_PREFIX}:asgi",
             },
         }
     }
     CELERY_BROKER_URL = REDIS_URL
     CELERY_RESULT_BACKEND = REDIS_URL
+    # kombu and Celery's Redis backend put this before every key (queues, results)
+    CELERY_BROKER_TRANSPORT_OPTIONS = {"global_keyprefix": f"{REDIS_PREFIX}:celery:"}
+    CELERY_RESULT_BACKEND_TRANSPORT_OPTIONS = {"global_keyprefix": f"{REDIS_PREFIX}:celery:"}
 else:
     # One process only: fine for `dev.py serve`, which runs a single uvicorn worker.
     CHANNEL_LAYERS = {"default": {"BACKEND": "channels.layers.InMemoryChannelLayer"}}

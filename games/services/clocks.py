@@ -18,6 +18,16 @@ log = logging.getLogger(__name__)
 DEADLINE_RETRY = timedelta(minutes=1)  # after a failed deadline, before the next attempt
 
 
+def due(game: Game) -> bool:
+    """Whether something is due now in a running game: its turn's time is up, or one of the
+    table's wall-clock deadlines has passed."""
+    return (
+        game.status == Game.Status.PLAYING
+        and game.next_deadline_at is not None
+        and game.next_deadline_at <= timezone.now()
+    )
+
+
 def deadline_fire(*, game_id: int, version: int | None = None) -> list[GameEntry]:
     """Append what the clock says is due: a table's wall-clock deadline (D4), then a timeout of
     the player to move, played by the autopilot (K2; the third in a row makes a zombie, K3).

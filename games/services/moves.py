@@ -17,6 +17,7 @@ from games.errors import (
     StaleVersion,
 )
 from games.models import Game, GameEntry
+from games.services import clocks
 from taxi_project.api_errors import ApiError
 
 
@@ -49,6 +50,12 @@ def move_submit(
     try:
         if game.status in (Game.Status.OPEN, Game.Status.CANCELLED):
             raise GameNotStarted()
+        if clocks.due(game):
+            # Lazy enforcement (as Lichess does): a clock that ran out is applied before any
+            # move, whether or not a worker's sweep has come by; the move was made against a
+            # version that the timeout (or the wall-clock deadline) has now replaced.
+            clocks.deadline_fire(game_id=game_id, version=game.version)
+            raise StaleVersion.at(repository.version_now(game_id), version)
         if version != game.version:
             raise StaleVersion.at(game.version, version)
         entry = repository.NewEntry(

@@ -18,7 +18,6 @@ from games.errors import (
     AlreadySeated,
     GameNotFound,
     InvalidDeadlines,
-    InviteRequired,
     NotCreator,
     NotSeated,
     TableNotOpen,
@@ -77,13 +76,14 @@ def _open_table(game: Game) -> None:
 
 
 def table_join(*, game_id: int, user, invite_code: str = "") -> Game:
-    """Take a place at an open table; the game starts when the last place is taken."""
+    """Take a place at an open table; the game starts when the last place is taken. A wrong
+    invite code is answered as a missing table: private tables cannot be probed."""
     with transaction.atomic():
         game = locked_game(game_id)
         if game.visibility == Game.Visibility.INVITE and not secrets.compare_digest(
             invite_code or "", game.invite_code
         ):
-            raise InviteRequired()
+            raise GameNotFound()
         _open_table(game)
         seated = list(game.seats.all())
         if any(seat.user_id == user.pk for seat in seated):

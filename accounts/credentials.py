@@ -1,0 +1,70 @@
+"""Whether the credentials a WebSocket was opened with are still good.
+
+A socket authenticates once, at its handshake; the token or session it used may be revoked
+later (logging out, a password change, a moderator's ban). A socket re-checks before every
+move and chat frame, and when its account's group says something changed, so a lost notice
+never leaves a socket acting on credentials that are gone.
+"""
+
+from __future__ import annotations
+
+from importlib import import_module
+
+from django.conf import settings
+from django.contrib.auth import HASH_SESSION_KEY, SESSION_KEY
+from django.utils import timezone
+from django.utils.crypto import constant_time_compare
+from django.utils.translation import gettext as _
+from rest_framework.authtoken.models import Token
+
+from accounts.models import User
+from accounts.selectors import user_access_refusal
+
+#: close codes (docs/websocket.md): the credentials are gone; the account is refused
+CLOSE_LOGGED_OUT = 4401
+CLOSE_REFUSED = 4403
+
+
+def token_key(scope) -> str | None:
+    """The `Authorization: Token <key>` of a handshake, if any."""
+    for name, value in scope.get("headers", []):
+        if name == b"authorization":
+            header = value.decode("latin1")
+            if header.startswith("Token "):
+                return header[len("Token ") :].strip()
+    return None
+
+
+def socket_credentials(scope) -> dict:
+    """What a socket was opened with: its token, or its session's key."""
+    if scope.get("auth") == "token":
+        return {"token": token_key(scope), "session_key": None}
+    session = scope.get("session")
+    return {"token": None, "session_key": session.session_key if session is not None else None}
+
+
+def socket_refusal(
+    *, user_id: int, token: str | None, session_key: str | None
+) -> tuple[int, str, str] | None:
+    """None if the socket's credentials still stand, else (close code, error code, message).
+
+    A token socket needs its token to exist still; a session socket needs its session to
+    exist still, for this user, with the hash of the user's current password (as Django's
+    own `get_user` checks); and the account must not be inactive, banned or suspended."""
+    user = User.objects.filter(pk=user_id).first()
+    gone = (CLOSE_LOGGED_OUT, "not_authenticated", _("Your session has ended; log in again."))
+    if user is None or not user.is_active:
+        return gone
+    if token is not None:
+        if not Token.objects.filter(key=token, user_id=user_id).exists():
+            return gone
+    else:
+        store = import_module(settings.SESSION_ENGINE).SessionStore(session_key)
+        if session_key is None or str(store.get(SESSION_KEY)) != str(user_id):
+            return gone
+        if not constant_time_compare(store.get(HASH_SESSION_KEY, ""), user.get_session_auth_hash()):
+            return gone
+    refusal = user_access_refusal(user=user, now=timezone.now())
+    if refusal is not None:
+        return CLOSE_REFUSED, refusal.code, refusal.message
+    return None
