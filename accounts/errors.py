@@ -15,6 +15,8 @@ from taxi_project.api_errors import ApiError, Conflict, Forbidden
 
 ACCOUNT_BANNED = "account_banned"
 ACCOUNT_SUSPENDED = "account_suspended"
+# sign-up or log-in posted from another site's page (accounts/origin.py)
+CROSS_ORIGIN_REFUSED = "cross_origin_refused"
 
 
 def iso_datetime(value: datetime) -> str:
@@ -34,6 +36,12 @@ class AccessRefusal:
 class UsernameTaken(Conflict):
     default_code = "username_taken"
     default_detail = _("That username is already taken.")
+
+
+class DisplayNameTaken(Conflict):
+    # Also when the name only looks like one in use ("Аna" with a Cyrillic "А" for "Ana").
+    default_code = "display_name_taken"
+    default_detail = _("Another player already has this display name, or one that looks the same.")
 
 
 class InvalidCredentials(ApiError):
