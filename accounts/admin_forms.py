@@ -23,7 +23,7 @@ from accounts.throttles import AdminLoginAccountThrottle, AdminLoginAddressThrot
 class ThrottledAdminLoginForm(AdminAuthenticationForm):
     error_messages = {
         **AdminAuthenticationForm.error_messages,
-        "throttled": _("Too many login attempts. Try again in %(seconds)d seconds."),
+        "throttled": _("Too many login attempts. Try again in %(seconds)d s."),
     }
 
     def clean(self):

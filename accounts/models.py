@@ -17,7 +17,9 @@ class User(AbstractUser):
     display_name = models.CharField(_("display name"), max_length=50, blank=True)
     # Kept by `save` from `display_name` (accounts/names.py); NULL for a blank name. Unique:
     # two players cannot hold names that look alike, whichever write path sets them.
-    display_name_skeleton = models.TextField(null=True, blank=True, unique=True, editable=False)
+    display_name_skeleton = models.TextField(
+        _("display name look"), null=True, blank=True, unique=True, editable=False
+    )
     email_on_turn = models.BooleanField(
         _("e-mail on my turn"),
         default=False,

@@ -68,8 +68,7 @@ def validate_no_invisible_characters(value: str) -> None:
 def validate_few_combining_marks(value: str) -> None:
     if longest_combining_run(value) > MAX_COMBINING_MARKS_IN_A_ROW:
         raise serializers.ValidationError(
-            _("At most %(count)d accents or marks may be stacked on one letter.")
-            % {"count": MAX_COMBINING_MARKS_IN_A_ROW},
+            _("Too many accents or marks are stacked on one letter."),
             code="combining_characters",
         )
 

@@ -29,7 +29,9 @@ class Migration(migrations.Migration):
         migrations.AddField(
             model_name="user",
             name="display_name_skeleton",
-            field=models.TextField(blank=True, editable=False, null=True, unique=True),
+            field=models.TextField(
+                blank=True, editable=False, null=True, unique=True, verbose_name="display name look"
+            ),
         ),
         migrations.RunPython(fill_skeletons, migrations.RunPython.noop),
     ]
