@@ -16,7 +16,8 @@ class User(AbstractUser):
 
     display_name = models.CharField(_("display name"), max_length=50, blank=True)
     # Kept by `save` from `display_name` (accounts/names.py); NULL for a blank name. Unique:
-    # two players cannot hold names that look alike, whichever write path sets them.
+    # two players cannot hold names that look alike, whatever saves them (a queryset
+    # `update()` of display_name skips `save`: don't).
     display_name_skeleton = models.TextField(
         _("display name look"), null=True, blank=True, unique=True, editable=False
     )
