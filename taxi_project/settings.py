@@ -222,7 +222,8 @@ REST_FRAMEWORK = {
         "admin_login": os.environ.get("ADMIN_LOGIN_THROTTLE_RATE", "20/hour"),
     },
     # DRF's default (None) trusts any X-Forwarded-For, so a client could dodge per-IP limits:
-    # 0 with no proxy in front, N behind N reverse proxies.
+    # 0 with no proxy in front, N behind N reverse proxies. 0 under uvicorn --proxy-headers,
+    # which has put the client's address in REMOTE_ADDR, trusting only FORWARDED_ALLOW_IPS.
     "NUM_PROXIES": int(os.environ.get("NUM_PROXIES", "0")),
 }
 
