@@ -36,15 +36,16 @@ def _trusted(origin: str) -> bool:
 
 
 def request_is_cross_origin(request) -> bool:
-    if request.META.get("HTTP_SEC_FETCH_SITE") == "cross-site":
-        return True
     origin = request.META.get("HTTP_ORIGIN")
     if origin is None:
-        return False  # not a browser's cross-origin request (they all send Origin)
+        # Browsers send Origin with every cross-origin POST; one without it is a client's
+        # (mobile, scripts), unless the browser still says cross-site (Origin stripped).
+        return request.META.get("HTTP_SEC_FETCH_SITE") == "cross-site"
     try:
         own = f"{'https' if request.is_secure() else 'http'}://{request.get_host()}"
     except DisallowedHost:
         return True
+    # a trusted origin may be another site (Sec-Fetch-Site: cross-site) and still be allowed
     return origin != own and not _trusted(origin)
 
 

@@ -98,15 +98,20 @@ def test_the_sites_own_page_still_logs_in(mallory):
     assert client.session["_auth_user_id"] == str(mallory.pk)
 
 
-def test_a_trusted_origin_may_log_in(settings, mallory):
-    settings.CSRF_TRUSTED_ORIGINS = ["https://*.taxi.example"]
+@pytest.mark.parametrize(
+    ("origin", "fetch_site"),
+    [("https://play.taxi.example", "same-site"), ("https://taxi-app.example", "cross-site")],
+    ids=["wildcard-same-site", "exact-cross-site"],
+)
+def test_a_trusted_origin_may_log_in(settings, mallory, origin, fetch_site):
+    settings.CSRF_TRUSTED_ORIGINS = ["https://*.taxi.example", "https://taxi-app.example"]
 
     response = browser().post(
         LOGIN,
         {"username": "mallory", "password": PASSWORD_OK},
         content_type="application/json",
-        HTTP_ORIGIN="https://play.taxi.example",
-        HTTP_SEC_FETCH_SITE="same-site",
+        HTTP_ORIGIN=origin,
+        HTTP_SEC_FETCH_SITE=fetch_site,
     )
 
     assert response.status_code == 200, response.json()
