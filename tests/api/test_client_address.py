@@ -16,6 +16,7 @@ import re
 from pathlib import Path
 
 import pytest
+import yaml
 
 from tests.e2e.server import HOST, current_database_url, live_server
 
@@ -57,8 +58,6 @@ def dockerfile_env() -> dict[str, str]:
 def compose_web() -> tuple[list[str], dict[str, str]]:
     """The web service's command, and its environment with each `${VAR:-default}` at its
     default (what an operator gets who sets nothing)."""
-    import yaml  # PyYAML, installed with the test tools (schemathesis)
-
     compose = yaml.safe_load((ROOT / "docker" / "compose.yaml").read_text())
     web = compose["services"]["web"]
     env = {}
