@@ -7,8 +7,10 @@ on it makes "one look, one holder" a database fact, whatever the write path.
 
 from __future__ import annotations
 
+import threading
+
 import pytest
-from django.db import IntegrityError
+from django.db import IntegrityError, connections
 from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
@@ -169,3 +171,37 @@ def test_the_database_refuses_a_second_holder_of_a_look(ana):
     # The unique index decides races between two renames that both passed the check.
     with pytest.raises(IntegrityError):
         User.objects.create_user(username="eve", password=PASSWORD_OK, display_name="ANNA")
+
+
+def test_racing_renames_to_one_look_leave_one_holder(committed_db):
+    """Ten players rename at once to versions of one name: one gets it, nine get 409."""
+    clients = []
+    for i in range(10):
+        user = User.objects.create_user(username=f"racer{i}", password=PASSWORD_OK)
+        client = APIClient()
+        client.credentials(HTTP_AUTHORIZATION=f"Token {Token.objects.create(user=user).key}")
+        clients.append(client)
+    looks = ["Anna", "ANNA", "anna", f"Ann{CYRILLIC_A}", "\uff21nna"] * 2
+    barrier = threading.Barrier(len(clients))
+    results: list[tuple[int, str | None]] = []
+    lock = threading.Lock()
+
+    def rename_at_once(client, name):
+        try:
+            barrier.wait()
+            response = rename(client, name)
+            with lock:
+                results.append((response.status_code, response.json().get("code")))
+        finally:
+            connections.close_all()
+
+    pairs = zip(clients, looks, strict=True)
+    threads = [threading.Thread(target=rename_at_once, args=pair) for pair in pairs]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+
+    assert sorted(status for status, _ in results) == [200] + [409] * 9, results
+    assert {code for status, code in results if status == 409} == {"display_name_taken"}
+    assert User.objects.filter(display_name_skeleton="anna").count() == 1
