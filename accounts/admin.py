@@ -5,6 +5,11 @@ from django.utils import timezone
 from django.utils.html import format_html
 from django.utils.translation import gettext_lazy as _
 
+from accounts.admin_forms import (
+    ThrottledAdminLoginForm,
+    UserAdminChangeForm,
+    UserAdminCreationForm,
+)
 from accounts.models import User
 from accounts.selectors import banned_q, suspended_q
 from games import moderation
@@ -14,6 +19,8 @@ from games.admin_moderation import (
     moderation_view,
     suspension_end,
 )
+
+admin.site.login_form = ThrottledAdminLoginForm
 
 
 class AccessListFilter(admin.SimpleListFilter):
@@ -42,6 +49,8 @@ class AccessListFilter(admin.SimpleListFilter):
 
 @admin.register(User)
 class UserAdmin(BaseUserAdmin):
+    form = UserAdminChangeForm
+    add_form = UserAdminCreationForm
     fieldsets = (
         *BaseUserAdmin.fieldsets,
         (_("Profile"), {"fields": ("display_name", "email_on_turn", "language")}),

@@ -15,6 +15,7 @@ from rest_framework.views import APIView
 
 from accounts.authentication import leaving_authenticators
 from accounts.models import User
+from accounts.origin import SameOriginOnly
 from accounts.selectors import user_from_credentials
 from accounts.serializers import (
     AccountErrorSerializer,
@@ -37,7 +38,12 @@ from accounts.services import (
     user_password_change,
     user_profile_update,
 )
-from accounts.throttles import AUTH_SCOPE, AuthRateThrottle
+from accounts.throttles import (
+    AUTH_SCOPE,
+    AuthRateThrottle,
+    PasswordChangeAccountThrottle,
+    PasswordChangeAddressThrottle,
+)
 
 TAGS = ["accounts"]
 
@@ -55,6 +61,11 @@ THROTTLED = OpenApiResponse(
     AccountErrorSerializer,
     description="`throttled`: too many attempts from this address; see `Retry-After`.",
 )
+CROSS_ORIGIN = OpenApiResponse(
+    AccountErrorSerializer,
+    description="`cross_origin_refused`: a browser posted this from another site's page "
+    "(its `Origin` is not this site's, nor in CSRF_TRUSTED_ORIGINS).",
+)
 INVALID_CREDENTIALS = OpenApiResponse(
     AccountFieldErrorsSerializer,
     description="`invalid_credentials` (unknown user or wrong password, told apart by "
@@ -67,10 +78,11 @@ def _auth_result(*, user: User, token_key: str) -> dict:
 
 
 class PasswordFormApi(APIView):
-    """Anonymous endpoints that take a password: no session (so no CSRF), rate-limited."""
+    """Anonymous endpoints that take a password: no session (so no CSRF token), rate-limited,
+    and refused to a browser posting from another site (login CSRF; accounts/origin.py)."""
 
     authentication_classes: list = []
-    permission_classes = [AllowAny]
+    permission_classes = [SameOriginOnly]
     throttle_classes = [AuthRateThrottle]
     throttle_scope = AUTH_SCOPE
 
@@ -85,7 +97,12 @@ class SignupApi(PasswordFormApi):
         responses={
             201: AuthResultSerializer,
             400: INVALID,
-            409: OpenApiResponse(AccountErrorSerializer, description="`username_taken`."),
+            403: CROSS_ORIGIN,
+            409: OpenApiResponse(
+                AccountErrorSerializer,
+                description="`username_taken`, or `display_name_taken` (the display name, or "
+                "the username it defaults to, looks like another player's).",
+            ),
             429: THROTTLED,
         },
     )
@@ -103,12 +120,17 @@ class LoginApi(PasswordFormApi):
         tags=TAGS,
         summary="Log in",
         description="Starts a session (cookie, for browsers) and returns the API token "
-        "(for mobile clients). Needs no CSRF token.",
+        "(for mobile clients). Needs no CSRF token, but a browser must send it from this "
+        "site's own pages (`cross_origin_refused` otherwise).",
         request=CredentialsSerializer,
         responses={
             200: AuthResultSerializer,
             400: INVALID_CREDENTIALS,
-            403: REFUSED,
+            403: OpenApiResponse(
+                AccountRefusedSerializer,
+                description="`account_banned`, `account_suspended` with `until`, or "
+                "`cross_origin_refused` (posted from another site's page).",
+            ),
             429: THROTTLED,
         },
     )
@@ -213,10 +235,19 @@ class MeApi(APIView):
         operation_id="me_update",
         tags=TAGS,
         summary="Edit my profile",
-        description="Changes only the fields sent. `display_name`: 1–50 characters after "
-        "stripping surrounding whitespace, no control characters.",
+        description="Changes only the fields sent. `display_name`: stored in NFKC form, 1–50 "
+        "characters after stripping surrounding whitespace, no control or invisible "
+        "characters, at most 3 combining marks in a row; refused with `display_name_taken` "
+        "when it looks like another player's (same Unicode TR39 confusable skeleton, case "
+        "ignored).",
         request=ProfileUpdateSerializer,
-        responses={200: ProfileSerializer, 400: INVALID, 401: NOT_AUTHENTICATED, 403: REFUSED},
+        responses={
+            200: ProfileSerializer,
+            400: INVALID,
+            401: NOT_AUTHENTICATED,
+            403: REFUSED,
+            409: OpenApiResponse(AccountErrorSerializer, description="`display_name_taken`."),
+        },
     )
     def patch(self, request: Request) -> Response:
         serializer = ProfileUpdateSerializer(data=request.data)
@@ -226,6 +257,9 @@ class MeApi(APIView):
 
 
 class PasswordChangeApi(APIView):
+    # Each try is a guess at the old password: limited per account and per address.
+    throttle_classes = [PasswordChangeAccountThrottle, PasswordChangeAddressThrottle]
+
     @extend_schema(
         operation_id="me_password_change",
         tags=TAGS,
@@ -243,6 +277,11 @@ class PasswordChangeApi(APIView):
             ),
             401: NOT_AUTHENTICATED,
             403: REFUSED,
+            429: OpenApiResponse(
+                AccountErrorSerializer,
+                description="`throttled`: too many tries for this account or from this "
+                "address; see `Retry-After`.",
+            ),
         },
     )
     def post(self, request: Request) -> Response:

@@ -16,6 +16,8 @@ from taxi_project.api_errors import ApiError, Conflict, Forbidden
 
 ACCOUNT_BANNED = "account_banned"
 ACCOUNT_SUSPENDED = "account_suspended"
+# sign-up or log-in posted from another site's page (accounts/origin.py)
+CROSS_ORIGIN_REFUSED = "cross_origin_refused"
 
 
 def iso_datetime(value: datetime) -> str:
@@ -35,6 +37,12 @@ class AccessRefusal:
 class UsernameTaken(Conflict):
     default_code = "username_taken"
     default_detail = _("That username is already taken.")
+
+
+class DisplayNameTaken(Conflict):
+    # Also when the name only looks like one in use ("Аna" with a Cyrillic "А" for "Ana").
+    default_code = "display_name_taken"
+    default_detail = _("Another player already has this display name, or one that looks the same.")
 
 
 class InvalidCredentials(ApiError):
@@ -59,9 +67,14 @@ class AccountRefused(Forbidden):
         return cls(refusal.message, code=refusal.code, **extra)
 
 
+CROSS_ORIGIN_MESSAGE = _("Requests from another site are refused here. Use this site's own page.")
+
+
 class Code(StrEnum):
     ACCOUNT_BANNED = ACCOUNT_BANNED
     ACCOUNT_SUSPENDED = ACCOUNT_SUSPENDED
+    CROSS_ORIGIN_REFUSED = CROSS_ORIGIN_REFUSED
+    DISPLAY_NAME_TAKEN = "display_name_taken"
     USERNAME_TAKEN = "username_taken"
     INVALID_CREDENTIALS = "invalid_credentials"
     WRONG_PASSWORD = "wrong_password"
@@ -71,8 +84,9 @@ def vocabulary() -> dict[str, tuple[int, str]]:
     """Every code of this app: (HTTP status, default message)."""
     found = {
         str(cls.default_code): (cls.status_code, cls.default_detail)
-        for cls in (UsernameTaken, InvalidCredentials, WrongPassword)
+        for cls in (UsernameTaken, DisplayNameTaken, InvalidCredentials, WrongPassword)
     }
+    found[Code.CROSS_ORIGIN_REFUSED] = (403, CROSS_ORIGIN_MESSAGE)
     found[Code.ACCOUNT_BANNED] = (403, _("This account is banned."))
     found[Code.ACCOUNT_SUSPENDED] = (403, _("This account is suspended until %(until)s."))
     return found

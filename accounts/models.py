@@ -4,6 +4,8 @@ from django.db import models
 from django.db.models.functions import Lower
 from django.utils.translation import gettext_lazy as _
 
+from accounts.names import display_name_skeleton
+
 
 class User(AbstractUser):
     """The platform's user; custom from day one so profile fields never need a model swap.
@@ -13,6 +15,12 @@ class User(AbstractUser):
     """
 
     display_name = models.CharField(_("display name"), max_length=50, blank=True)
+    # Kept by `save` from `display_name` (accounts/names.py); NULL for a blank name. Unique:
+    # two players cannot hold names that look alike, whatever saves them (a queryset
+    # `update()` of display_name skips `save`: don't).
+    display_name_skeleton = models.TextField(
+        _("display name look"), null=True, blank=True, unique=True, editable=False
+    )
     email_on_turn = models.BooleanField(
         _("e-mail on my turn"),
         default=False,
@@ -59,3 +67,10 @@ class User(AbstractUser):
 
     def __str__(self) -> str:
         return self.display_name or self.username
+
+    def save(self, *args, **kwargs):
+        self.display_name_skeleton = display_name_skeleton(self.display_name)
+        update_fields = kwargs.get("update_fields")
+        if update_fields is not None and "display_name" in update_fields:
+            kwargs["update_fields"] = {*update_fields, "display_name_skeleton"}
+        super().save(*args, **kwargs)

@@ -16,6 +16,12 @@ from django.utils.translation import gettext as _
 from rest_framework import serializers
 
 from accounts.models import User
+from accounts.names import (
+    MAX_COMBINING_MARKS_IN_A_ROW,
+    display_name_normalize,
+    has_invisible_characters,
+    longest_combining_run,
+)
 from taxi_project import error_codes
 
 DISPLAY_NAME_MAX_LENGTH = User._meta.get_field("display_name").max_length
@@ -53,14 +59,41 @@ class PasswordField(serializers.CharField):
         super().__init__(**kwargs)
 
 
+def validate_no_invisible_characters(value: str) -> None:
+    if has_invisible_characters(value):
+        raise serializers.ValidationError(
+            _("Invisible characters are not allowed."), code="invisible_characters"
+        )
+
+
+def validate_few_combining_marks(value: str) -> None:
+    if longest_combining_run(value) > MAX_COMBINING_MARKS_IN_A_ROW:
+        raise serializers.ValidationError(
+            _("Too many accents or marks are stacked on one letter."),
+            code="combining_characters",
+        )
+
+
 class DisplayNameField(serializers.CharField):
-    """1–50 characters once leading and trailing whitespace is stripped; no control chars."""
+    """In NFKC form, 1–50 characters once leading and trailing whitespace is stripped; no
+    control or invisible characters, no stack of combining marks (accounts/names.py). Whether
+    it looks like another player's name is the service's question (409)."""
 
     def __init__(self, **kwargs):
         kwargs.setdefault("min_length", 1)
         kwargs.setdefault("max_length", DISPLAY_NAME_MAX_LENGTH)
-        kwargs.setdefault("validators", [validate_no_control_characters])
+        kwargs.setdefault(
+            "validators",
+            [
+                validate_no_control_characters,
+                validate_no_invisible_characters,
+                validate_few_combining_marks,
+            ],
+        )
         super().__init__(**kwargs)
+
+    def to_internal_value(self, data) -> str:
+        return display_name_normalize(super().to_internal_value(data))
 
 
 # --- Requests --------------------------------------------------------------------------------

@@ -8,31 +8,44 @@ from rest_framework.authtoken.models import Token
 from rest_framework.request import Request
 
 from accounts.authentication import ensure_access
-from accounts.errors import UsernameTaken, WrongPassword
+from accounts.errors import DisplayNameTaken, UsernameTaken, WrongPassword
 from accounts.models import User
+from accounts.names import display_name_skeleton
 from games import events
 
 DISPLAY_NAME_MAX_LENGTH = User._meta.get_field("display_name").max_length
 
 
+def _display_name_look_taken(display_name: str, *, other_than: User | None = None) -> bool:
+    skeleton = display_name_skeleton(display_name)
+    if skeleton is None:
+        return False
+    holders = User.objects.filter(display_name_skeleton=skeleton)
+    if other_than is not None:
+        holders = holders.exclude(pk=other_than.pk)
+    return holders.exists()
+
+
 def user_create(*, username: str, password: str, display_name: str = "", email: str = "") -> User:
     """A new account; the password must already have passed the validators.
 
-    Usernames are unique regardless of case (a database constraint backs the check), and the
-    display name defaults to the username."""
+    Usernames are unique regardless of case, display names by their look (accounts/names.py;
+    database constraints back both checks), and the display name defaults to the username."""
     username = User.normalize_username(username)
+    display_name = display_name or username[:DISPLAY_NAME_MAX_LENGTH]
     if User.objects.filter(username__iexact=username).exists():
         raise UsernameTaken()
+    if _display_name_look_taken(display_name):
+        raise DisplayNameTaken()
     try:
         with transaction.atomic():
             return User.objects.create_user(
-                username=username,
-                password=password,
-                email=email,
-                display_name=display_name or username[:DISPLAY_NAME_MAX_LENGTH],
+                username=username, password=password, email=email, display_name=display_name
             )
-    except IntegrityError as error:  # lost a race with a sign-up for the same name
-        raise UsernameTaken() from error
+    except IntegrityError as error:  # lost a race with a sign-up for the same name or look
+        if User.objects.filter(username__iexact=username).exists():
+            raise UsernameTaken() from error
+        raise DisplayNameTaken() from error
 
 
 def token_issue(*, user: User) -> Token:
@@ -95,8 +108,14 @@ def user_profile_update(
     if email is not None:
         user.email = User.objects.normalize_email(email)
         changed.append("email")
+    if display_name is not None and _display_name_look_taken(display_name, other_than=user):
+        raise DisplayNameTaken()
     if changed:
-        user.save(update_fields=changed)
+        try:
+            with transaction.atomic():
+                user.save(update_fields=changed)
+        except IntegrityError as error:  # another player took the look meanwhile
+            raise DisplayNameTaken() from error
     return user
 
 

@@ -221,9 +221,13 @@ REST_FRAMEWORK = {
         "auth": os.environ.get("AUTH_THROTTLE_RATE", "20/min"),
         # per user, generous: a fast player makes a few moves a second at most
         "moves": os.environ.get("MOVE_THROTTLE_RATE", "120/min"),
+        # issue 20: old-password guesses and admin logins, per account and per address
+        "password_change": os.environ.get("PASSWORD_CHANGE_THROTTLE_RATE", "10/hour"),
+        "admin_login": os.environ.get("ADMIN_LOGIN_THROTTLE_RATE", "20/hour"),
     },
     # DRF's default (None) trusts any X-Forwarded-For, so a client could dodge per-IP limits:
-    # 0 with no proxy in front, N behind N reverse proxies.
+    # 0 with no proxy in front, N behind N reverse proxies. 0 under uvicorn --proxy-headers,
+    # which has put the client's address in REMOTE_ADDR, trusting only FORWARDED_ALLOW_IPS.
     "NUM_PROXIES": int(os.environ.get("NUM_PROXIES", "0")),
 }
 

@@ -1,0 +1,61 @@
+"""The admin's forms for accounts.
+
+The login form is limited per address and per username tried (issue 20): Django's admin login
+has no attempt limit of its own. The counts are kept as the API's are (accounts/throttles.py,
+scope `admin_login`), in the shared cache. The user forms check a display name as the API does
+(accounts/names.py), so a moderator gets a form error rather than the unique index's 500."""
+
+from __future__ import annotations
+
+import math
+
+from django.contrib.admin.forms import AdminAuthenticationForm
+from django.contrib.auth.forms import AdminUserCreationForm, UserChangeForm
+from django.core.exceptions import ValidationError
+from django.utils.translation import gettext_lazy as _
+
+from accounts.errors import DisplayNameTaken
+from accounts.models import User
+from accounts.names import display_name_normalize, display_name_skeleton
+from accounts.throttles import AdminLoginAccountThrottle, AdminLoginAddressThrottle
+
+
+class ThrottledAdminLoginForm(AdminAuthenticationForm):
+    error_messages = {
+        **AdminAuthenticationForm.error_messages,
+        "throttled": _("Too many login attempts. Try again in %(seconds)d s."),
+    }
+
+    def clean(self):
+        # Counted before the password is checked: a refused try tells nothing about it.
+        username = self.cleaned_data.get("username") or ""
+        throttles = [AdminLoginAddressThrottle(), AdminLoginAccountThrottle(username)]
+        waits = [t.wait() or 0 for t in throttles if not t.allow_request(self.request, None)]
+        if waits:
+            raise ValidationError(
+                self.error_messages["throttled"],
+                code="throttled",
+                params={"seconds": math.ceil(max(waits))},
+            )
+        return super().clean()
+
+
+class DisplayNameLookMixin:
+    def clean_display_name(self) -> str:
+        name = display_name_normalize(self.cleaned_data.get("display_name") or "")
+        skeleton = display_name_skeleton(name)
+        if skeleton is not None:
+            holders = User.objects.filter(display_name_skeleton=skeleton)
+            if self.instance.pk is not None:
+                holders = holders.exclude(pk=self.instance.pk)
+            if holders.exists():
+                raise ValidationError(DisplayNameTaken.default_detail, code="display_name_taken")
+        return name
+
+
+class UserAdminChangeForm(DisplayNameLookMixin, UserChangeForm):
+    pass
+
+
+class UserAdminCreationForm(DisplayNameLookMixin, AdminUserCreationForm):
+    pass

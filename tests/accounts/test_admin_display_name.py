@@ -1,0 +1,50 @@
+"""A moderator adding an account in the admin meets the display name rules too (issue 20,
+item 4): a look-alike name is a form error, not the unique index's 500."""
+
+from __future__ import annotations
+
+import pytest
+from django.test import Client
+
+from accounts.models import User
+
+ADD = "/admin/accounts/user/add/"
+PASSWORD_OK = "correct horse battery staple"
+
+
+@pytest.fixture
+def moderator(db) -> Client:
+    boss = User.objects.create_superuser(username="boss", password=PASSWORD_OK)
+    client = Client()
+    client.force_login(boss)
+    return client
+
+
+def add(client: Client, username: str, display_name: str):
+    return client.post(
+        ADD,
+        {
+            "username": username,
+            "password1": PASSWORD_OK,
+            "password2": PASSWORD_OK,
+            "usable_password": "true",
+            "display_name": display_name,
+        },
+    )
+
+
+def test_the_admin_refuses_a_look_alike_display_name(moderator):
+    User.objects.create_user(username="ana", password=PASSWORD_OK, display_name="Anna")
+
+    response = add(moderator, "mallory", "Ann\u0430")  # a Cyrillic "а"
+
+    assert response.status_code == 200  # the form again, with its error
+    assert "looks the same" in response.content.decode()
+    assert not User.objects.filter(username="mallory").exists()
+
+
+def test_the_admin_stores_a_new_display_name_in_nfkc_form(moderator):
+    response = add(moderator, "ben", "\uff22\uff45\uff4e")  # full-width "Ｂｅｎ"
+
+    assert response.status_code == 302
+    assert User.objects.get(username="ben").display_name == "Ben"
