@@ -20,6 +20,7 @@ from games.serializers import (
     LogQuerySerializer,
     MoveResponseSerializer,
     MoveSerializer,
+    PageQuerySerializer,
     ReportCreateSerializer,
     ReportSerializer,
     TableCreateSerializer,
@@ -61,7 +62,7 @@ def _page(view: APIView, request, items):
 class TableListCreateApi(APIView):
     @extend_schema(
         operation_id="tables_list",
-        parameters=[TableFilterSerializer],
+        parameters=[TableFilterSerializer, PageQuerySerializer],
         responses={200: GameSummaryPageSerializer, **errors(400, 401)},
         summary="Open public tables, newest first, with filters",
     )
@@ -211,7 +212,7 @@ class GameLogApi(APIView):
 class MyGamesApi(APIView):
     @extend_schema(
         operation_id="me_games",
-        parameters=[GamesQuerySerializer],
+        parameters=[GamesQuerySerializer, PageQuerySerializer],
         responses={200: GameSummaryPageSerializer, **errors(400, 401)},
         summary="Your games, those waiting on you first",
     )
@@ -224,6 +225,7 @@ class MyGamesApi(APIView):
 class FinishedGamesApi(APIView):
     @extend_schema(
         operation_id="games_finished",
+        parameters=[PageQuerySerializer],
         responses={200: GameSummaryPageSerializer, **errors(401)},
         summary="Finished games with their results and revealed seeds",
     )

@@ -9,6 +9,7 @@ from rest_framework import serializers
 from games.engine.options import MAX_PLAYERS, MIN_PLAYERS, MOVEMENTS
 from games.models import Clock, Game
 from taxi_project import error_codes
+from taxi_project.pagination import MAX_OFFSET, Pagination
 
 MAX_INT = 2**31 - 1
 
@@ -96,6 +97,20 @@ def move_data(data) -> dict:
 class LogQuerySerializer(serializers.Serializer):
     after = serializers.IntegerField(min_value=0, max_value=MAX_INT, default=0)
     limit = serializers.IntegerField(min_value=1, max_value=500, default=100)
+
+
+class PageQuerySerializer(serializers.Serializer):
+    """The paging of every list (taxi_project/pagination.py), for the schema."""
+
+    limit = serializers.IntegerField(
+        min_value=1, max_value=Pagination.max_limit, required=False,
+        help_text=f"Items per page (default {Pagination.default_limit}; more than "
+        f"{Pagination.max_limit} is clamped).",
+    )  # fmt: skip
+    offset = serializers.IntegerField(
+        min_value=0, max_value=MAX_OFFSET, required=False,
+        help_text="Items to skip (400 `invalid` if not a whole number in range).",
+    )  # fmt: skip
 
 
 class GamesQuerySerializer(serializers.Serializer):

@@ -16,3 +16,8 @@ os.environ.setdefault("MOVE_THROTTLE_RATE", "1000000/min")
 # kill every backend of the test database on purpose. The servers and workers the tests start
 # run with the production pool (tests/e2e/server.py, tests/tasks/worker.py set their own).
 os.environ.setdefault("DB_POOL_MAX_SIZE", "0")
+
+# One Redis prefix for this run, its live servers and its workers (they inherit it), and none
+# other's: two runs on one Redis server never receive each other's pushes (settings:
+# REDIS_PREFIX). Tests of the prefix itself give their servers their own.
+os.environ.setdefault("REDIS_PREFIX", f"test-{os.getpid()}")

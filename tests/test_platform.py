@@ -121,3 +121,36 @@ def test_a_server_process_keeps_what_it_loaded_out_of_the_collectors_sight():
     )
     frozen, tracked = map(int, found.stdout.split())
     assert frozen > 50_000 and tracked < frozen / 10
+
+
+def _settings_with(env: dict) -> dict:
+    """The Redis-related settings a process started with `env` would have."""
+    code = (
+        "import json, os; os.environ['DJANGO_SETTINGS_MODULE'] = 'taxi_project.settings';"
+        "from django.conf import settings as s; print(json.dumps([s.REDIS_PREFIX,"
+        " s.CACHES['default']['KEY_PREFIX'], s.CHANNEL_LAYERS['default']['CONFIG']['prefix'],"
+        " s.CELERY_BROKER_TRANSPORT_OPTIONS['global_keyprefix'],"
+        " s.CELERY_RESULT_BACKEND_TRANSPORT_OPTIONS['global_keyprefix']]))"
+    )
+    import json
+    import os
+
+    full = {k: v for k, v in os.environ.items() if k not in ("REDIS_PREFIX", "DATABASE_URL")}
+    full.update(DEBUG="1", REDIS_URL="redis://127.0.0.1:6379/0", **env)
+    out = subprocess.run([sys.executable, "-c", code], env=full, capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr
+    return json.loads(out.stdout)
+
+
+def test_every_redis_key_and_channel_carries_the_deployments_prefix():
+    """Issue 20 item 12: cache keys, channel-layer channels, Celery's queues and results all
+    start with REDIS_PREFIX, which by default is derived from the database, so two
+    deployments on two databases differ without anyone setting it."""
+    one = _settings_with({"DATABASE_URL": "postgres://postgres@127.0.0.1:5432/production"})
+    two = _settings_with({"DATABASE_URL": "postgres://postgres@127.0.0.1:5432/staging"})
+    again = _settings_with({"DATABASE_URL": "postgres://postgres@127.0.0.1:5432/production"})
+    assert one == again and one[0] != two[0]
+    for found in (one, two):
+        assert all(value.startswith(found[0]) for value in found[1:]), found
+    chosen = _settings_with({"REDIS_PREFIX": "blue"})
+    assert chosen[0] == "blue" and all(value.startswith("blue") for value in chosen[1:])

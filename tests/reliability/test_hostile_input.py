@@ -348,3 +348,73 @@ def test_a_move_flood_is_throttled_per_user_with_a_json_429(table, settings):
     assert mover.get(url).status_code == 200
     refused(other.move(game_id, autopilot_choice(game_id), 0), None, {"not_your_turn"})
     cache.clear()
+
+
+# ---------------------------------------------------------------------------------- issue 20
+
+DEEP = "[" * 1000 + "]" * 1000  # 2 KB
+
+
+@pytest.mark.parametrize(
+    "url, shape",
+    [
+        ("/api/v1/auth/login", '{"username": "a", "password": %s}'),
+        ("/api/v1/auth/signup", '{"username": "a", "password": "b", "display_name": %s}'),
+        ("/api/v1/auth/token", '{"username": "a", "password": %s}'),
+        ("/api/v1/tables", '{"players": %s}'),
+        ("ACTIONS", '{"action": %s, "version": 0, "idempotency_key": "k"}'),
+    ],
+)
+def test_json_nested_1000_deep_is_a_400_with_a_code(table, url, shape):
+    """Item 5: a 2 KB body of 1,000 nested arrays is refused as malformed, not a 500."""
+    game_id, _, mover = table
+    url = f"/api/v1/games/{game_id}/actions" if url == "ACTIONS" else url
+    client = mover if url.startswith("/api/v1/games") or url == "/api/v1/tables" else None
+    client = client or Player()
+    stored = Stored()
+    response = post_raw(client, url, shape % DEEP)
+    refused(response, 400, {"parse_error"})
+    assert "32" in response.json()["message"]
+    stored.unchanged()
+
+
+@pytest.mark.parametrize("query", [
+    "limit=99999999999999999999", "offset=99999999999999999999", "offset=-1", "offset=abc",
+    "limit=-5", "limit=abc&offset=0",
+])  # fmt: skip
+def test_paging_parameters_never_cause_a_500(table, query):
+    """Item 7: a limit over the maximum is clamped to it (100); an offset that is not a whole
+    number in range is a 400 `invalid`; a nonsense limit falls back to the default."""
+    _, _, mover = table
+    for url in ("/api/v1/tables", "/api/v1/me/games", "/api/v1/games/finished"):
+        response = mover.client.get(f"{url}?{query}")
+        if query.startswith("offset") and query != "offset=0":
+            refused(response, 400, {"invalid"})
+            assert "offset" in response.json()["errors"]
+        else:
+            assert response.status_code == 200, response.content
+            if query.startswith("limit=9"):
+                assert "limit=100" in (response.json()["next"] or "limit=100")
+
+
+def test_the_paging_bounds_are_in_the_schema(db):
+    from drf_spectacular.generators import SchemaGenerator
+
+    schema = SchemaGenerator().get_schema(request=None, public=True)
+    parameters = {p["name"]: p for p in schema["paths"]["/api/v1/tables"]["get"]["parameters"]}
+    assert parameters["limit"]["schema"]["maximum"] == 100
+    assert parameters["offset"]["schema"]["maximum"] == 1_000_000
+
+
+@pytest.mark.parametrize("url", ["/api/v1/tables", "/api/v1/me"])
+def test_multipart_is_refused_where_no_file_is_taken(table, url):
+    """Item 8: a small multipart body (within the size limit) is 415, not parsed."""
+    _, _, mover = table
+    stored = Stored()
+    method = "PATCH" if url == "/api/v1/me" else "POST"
+    body = b'--x\r\nContent-Disposition: form-data; name="players"\r\n\r\n2\r\n--x--\r\n'
+    response = mover.client.generic(
+        method, url, body, content_type="multipart/form-data; boundary=x"
+    )
+    refused(response, 415, {"unsupported_media_type"})
+    stored.unchanged()

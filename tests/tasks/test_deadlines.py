@@ -221,3 +221,49 @@ def test_a_failing_game_is_retried_later_and_never_holds_up_the_others(
     assert [e.action["type"] for e in GameEntry.objects.filter(game_id=broken, seq__gte=1)] == [
         "timeout"
     ]
+
+
+def test_K1_a_move_after_the_deadline_applies_the_timeout_first_without_any_sweep(
+    make_player, clock
+):
+    """Issue 20 item 14 (lazy enforcement): with no worker and no sweep, a move sent once the
+    turn's time is up gets 409 `stale_version`: the timeout (K2, the autopilot's turn) is
+    appended first, so the clock shown is the clock enforced."""
+    players = [make_player(), make_player()]
+    game_id = start_game(players, clock="1m")
+    by_seat = seat_players(game_id, players)
+    game = Game.objects.get(pk=game_id)
+    late, action = by_seat[game.active_seat], autopilot_choice(game_id)
+    clock.shift(timedelta(seconds=61))
+    answer = late.move(game_id, action, game.version)
+    assert answer.status_code == 409 and answer.json()["code"] == "stale_version"
+    moved = Game.objects.get(pk=game_id)
+    assert answer.json()["current_version"] == moved.version > game.version
+    timed_out = GameEntry.objects.get(game_id=game_id, seq=game.version + 1)
+    assert timed_out.actor_id is None and timed_out.action["type"] == "timeout"
+    assert "turn_timed_out" in types(timed_out)
+    assert clocks.deadlines_sweep() == 0  # nothing left for the sweep
+
+
+def test_D4_a_move_after_a_wall_clock_deadline_gets_the_deadline_first(make_player, clock):
+    players = [make_player(), make_player()]
+    game_id = start_game(
+        players, movement="fast", deadline1_at=(START + timedelta(hours=1)).isoformat()
+    )
+    by_seat = seat_players(game_id, players)
+    game = Game.objects.get(pk=game_id)
+    clock.shift(timedelta(hours=2))
+    answer = by_seat[game.active_seat].move(game_id, autopilot_choice(game_id), game.version)
+    assert answer.status_code == 409 and answer.json()["code"] == "stale_version"
+    entry = GameEntry.objects.get(game_id=game_id, seq=game.version + 1)
+    assert entry.action == {"type": "deadline", "number": 1}
+
+
+def test_K1_a_move_in_time_is_not_held_up(make_player, clock):
+    players = [make_player(), make_player()]
+    game_id = start_game(players, clock="1m")
+    by_seat = seat_players(game_id, players)
+    game = Game.objects.get(pk=game_id)
+    clock.shift(timedelta(seconds=59))
+    answer = by_seat[game.active_seat].move(game_id, autopilot_choice(game_id), game.version)
+    assert answer.status_code == 201, answer.json()

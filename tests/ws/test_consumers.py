@@ -14,7 +14,7 @@ from django.utils import timezone
 from games import events
 from games.models import ChatMessage, Game
 from games.services import chat
-from tests.players import autopilot_choice, seat_players, start_game
+from tests.players import autopilot_choice, start_game
 
 ORIGIN = (b"origin", b"http://testserver")
 
@@ -46,13 +46,6 @@ async def frames_until(ws, kind: str, limit: int = 50) -> list[dict]:
         if got[-1]["type"] == kind:
             return got
     raise AssertionError(f"no {kind} frame in {got}")
-
-
-@pytest.fixture
-def table(make_player):
-    players = [make_player(), make_player()]
-    game_id = start_game(players)
-    return game_id, seat_players(game_id, players)
 
 
 def move_over_http(game_id, by_seat):
