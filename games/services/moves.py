@@ -50,11 +50,10 @@ def move_submit(
     try:
         if game.status in (Game.Status.OPEN, Game.Status.CANCELLED):
             raise GameNotStarted()
-        if clocks.due(game):
+        if clocks.due(game) and clocks.deadline_fire(game_id=game_id, version=game.version):
             # Lazy enforcement (as Lichess does): a clock that ran out is applied before any
             # move, whether or not a worker's sweep has come by; the move was made against a
             # version that the timeout (or the wall-clock deadline) has now replaced.
-            clocks.deadline_fire(game_id=game_id, version=game.version)
             raise StaleVersion.at(repository.version_now(game_id), version)
         if version != game.version:
             raise StaleVersion.at(game.version, version)

@@ -265,6 +265,11 @@ class CeleryWorker:
             from celery import Celery
 
             self._probe = Celery("taxi-live-probe", broker=self.redis_url, set_as_current=False)
+            # the worker's keys start with its deployment's prefix (settings: REDIS_PREFIX)
+            prefix = self.env.get("REDIS_PREFIX")
+            if prefix:
+                options = {"global_keyprefix": f"{prefix}:celery:"}
+                self._probe.conf.broker_transport_options = options
         return self._probe.control
 
     def kill(self, sig: int = signal.SIGKILL, *, group: bool = True) -> None:
