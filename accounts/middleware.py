@@ -28,6 +28,10 @@ def activate_user_language(request, user) -> None:
 
 
 class UserLanguageMiddleware:
+    # synchronous only, on purpose: see its place in settings.MIDDLEWARE
+    sync_capable = True
+    async_capable = False
+
     def __init__(self, get_response):
         self.get_response = get_response
 

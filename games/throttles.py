@@ -5,7 +5,6 @@ from __future__ import annotations
 import logging
 from types import SimpleNamespace
 
-from django.core.cache import caches
 from redis.exceptions import RedisError
 from rest_framework.settings import api_settings
 from rest_framework.throttling import UserRateThrottle
@@ -48,7 +47,7 @@ class MoveRateThrottle(UserRateThrottle):
         window = int(self.now // self.duration)
         self.window_ends = (window + 1) * self.duration
         try:
-            counted = count(caches["default"], f"{key}:{window}", self.duration + 1)
+            counted = count(f"{key}:{window}", self.duration + 1)
         except (RedisError, OSError):
             # The cache (Redis) is down. A move needs only the database, so the limit fails
             # open rather than turning every move into a 500 until Redis is back.

@@ -1,11 +1,48 @@
-"""A counter in any Django cache, through its public API: the rate limits' fixed windows."""
+"""Counters for the rate limits' fixed windows: one Redis round trip per count.
+
+On Redis, a counter is an INCR and an EXPIRE … NX in one pipeline, through one redis-py client
+per process (its connection pool shared by the process's threads). Django's own cache would
+serve as well, but under ASGI it builds a cache object, and with it a Redis connection pool, for
+every request context, and its `incr` first asks whether the key exists: on the move path that
+was a new Redis connection and three round trips per move. Keys carry the deployment's prefix
+(settings.REDIS_PREFIX). Without Redis (the embedded default), Django's cache counts: `add`
+then `incr`, atomic enough for one process.
+"""
 
 from __future__ import annotations
 
+import os
+import threading
 
-def count(cache, key: str, timeout: int) -> int:
+import redis
+from django.conf import settings
+from django.core.cache import caches
+
+_clients: dict[tuple[int, str], redis.Redis] = {}
+_lock = threading.Lock()
+
+
+def _client(url: str) -> redis.Redis:
+    key = (os.getpid(), url)  # a forked child makes its own
+    client = _clients.get(key)
+    if client is None:
+        with _lock:
+            client = _clients.get(key)
+            if client is None:
+                # a Redis that stops answering fails the count in 2 s (the limits fail open)
+                client = _clients[key] = redis.Redis.from_url(url, socket_timeout=2)
+    return client
+
+
+def count(key: str, timeout: int) -> int:
     """Add one to the counter `key`, which expires `timeout` seconds after its first count;
-    the new count. `add` makes it only if it is missing (SET NX on Redis), `incr` counts
-    atomically across processes."""
+    the new count."""
+    if settings.REDIS_URL:
+        pipeline = _client(settings.REDIS_URL).pipeline(transaction=False)
+        pipeline.incr(f"{settings.REDIS_PREFIX}:count:{key}")
+        pipeline.expire(f"{settings.REDIS_PREFIX}:count:{key}", timeout, nx=True)
+        counted, _ = pipeline.execute()
+        return counted
+    cache = caches["default"]
     cache.add(key, 0, timeout)
     return cache.incr(key)

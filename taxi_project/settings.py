@@ -78,9 +78,13 @@ MIDDLEWARE = [
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     # Accept-Language (or the switcher's cookie), then the signed-in user's own choice
     "django.middleware.locale.LocaleMiddleware",
-    "accounts.middleware.UserLanguageMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    # The signed-in user's own language choice. Synchronous only, and last: Django's ASGI
+    # handler then runs the whole chain above in one thread, in synchronous mode, rather than
+    # hopping between the event loop and a thread around each hook of the middleware below a
+    # synchronous one (Django's docs: "Asynchronous support" of middleware).
+    "accounts.middleware.UserLanguageMiddleware",
 ]
 
 ROOT_URLCONF = "taxi_project.urls"
