@@ -13,10 +13,11 @@ and a replay is served only once the game is over, from the public view.
 from __future__ import annotations
 
 import functools
+from pathlib import Path
 from urllib.parse import urlencode
 
 from django.contrib.auth import logout
-from django.http import Http404, HttpResponseRedirect, JsonResponse
+from django.http import Http404, HttpResponse, HttpResponseRedirect, JsonResponse
 from django.shortcuts import redirect
 from django.template.response import TemplateResponse
 from django.urls import reverse
@@ -106,6 +107,23 @@ def _visible_game(request, game_id: int) -> Game:
 
 def _names(game: Game) -> dict[int, str]:
     return {s.seat: str(s.user) for s in game.seats.all() if s.seat is not None}
+
+
+FAVICON = Path(__file__).resolve().parent / "static" / "web" / "favicon.ico"
+
+
+@require_GET
+def favicon(request):
+    """/favicon.ico: browsers ask for it on their own (a JSON page has no <link rel=icon>),
+    and a 404 there is a console error on every first load."""
+    response = HttpResponse(_favicon_bytes(), content_type="image/x-icon")
+    response["Cache-Control"] = "public, max-age=86400"
+    return response
+
+
+@functools.cache
+def _favicon_bytes() -> bytes:
+    return FAVICON.read_bytes()
 
 
 # ---------------------------------------------------------------------------------- accounts

@@ -136,7 +136,9 @@ def describe_page(page) -> str:
 
 def wait_live(page) -> None:
     try:
-        page.wait_for_function("document.getElementById('connection').dataset.state === 'live'")
+        page.wait_for_function(
+            "() => document.getElementById('connection').dataset.state === 'live'"
+        )
     except sync_api.TimeoutError as error:
         raise AssertionError(f"{describe_page(page)} never got live") from error
 
@@ -417,7 +419,7 @@ def test_two_players_play_a_whole_game_in_browsers(server, browser):
     driver.play(until=lambda index, state: driver.actions >= 30 and index == 0)
     phone.context.set_offline(True)
     phone.wait_for_function(
-        "document.getElementById('connection').dataset.state === 'reconnecting'"
+        "() => document.getElementById('connection').dataset.state === 'reconnecting'"
     )
     assert "Reconnecting" in phone.inner_text("#connection")
     offline_seq = seq(phone)
@@ -449,7 +451,9 @@ def test_two_players_play_a_whole_game_in_browsers(server, browser):
     driver.play()
     mark("game ended")
     for page in (desk, phone):
-        page.wait_for_function("document.getElementById('game').dataset.status === 'finished'")
+        page.wait_for_function(
+            "() => document.getElementById('game').dataset.status === 'finished'"
+        )
         page.wait_for_selector("#result:not([hidden]) #ranking li")
         page.wait_for_selector("#seed-verdict:not(:empty)")
         assert "matches the commitment" in page.inner_text("#seed-verdict")
