@@ -26,7 +26,7 @@ from django.utils.translation import gettext_lazy
 from games import engine
 from games.engine.board import AREA_INFO, EDGES
 from games.models import STATUS_WORDS, Game, GameEntry
-from games.wording import area_label, describe, seat_label
+from games.wording import area_label, competition_ranks, describe, seat_label
 
 LICENSE_URL = "https://creativecommons.org/licenses/by/4.0/"
 
@@ -365,7 +365,7 @@ def _result_panel(game: Game, names: dict[int, str]) -> dict:
     result = game.result or {"incomes": [], "ranking": []}
     incomes = result["incomes"]
     places = []
-    for rank, seats in enumerate(result["ranking"], start=1):
+    for rank, seats in competition_ranks(result["ranking"]):
         for seat in seats:
             places.append(
                 {

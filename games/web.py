@@ -43,7 +43,7 @@ from games.admin_replay import (
 from games.engine.board import AREA_INFO, ATTRIBUTION, EDGES, LICENSE
 from games.engine.options import MAX_PLAYERS, MIN_PLAYERS, MOVEMENTS
 from games.models import Clock, Game, GameEntry
-from games.wording import area_label, describe, seat_label
+from games.wording import area_label, competition_ranks, describe, player_namer, seat_label
 from taxi_project.api_errors import ApiError
 
 # ---------------------------------------------------------------------------------- helpers
@@ -322,7 +322,7 @@ def game_replay(request, game_id: int):
         "last": last,
         "nav": _navigation(base, seq, last),
         "entry": _entry(step.entry, names),
-        "sentences": [describe(n) for n in step.entry.notifications],
+        "sentences": _sentences(step.entry, view, names),
         "seats": _seat_rows(view, names),
         "view": view,
         "facts": {
@@ -370,6 +370,20 @@ def _entry(entry: GameEntry, names: dict[int, str]) -> dict:
     return {"seq": entry.seq, "actor": actor, "created_at": entry.created_at}
 
 
+def _sentences(entry: GameEntry, view: dict, names: dict[int, str]) -> list[str]:
+    """The entry's notifications in words, naming players. A stop that opens the pickup
+    choice notifies nothing (the choice is the next entry), so it is told from its action."""
+    sentences = [describe(n, names) for n in entry.notifications]
+    action = entry.action or {}
+    if not sentences and action.get("type") == "stop" and entry.seat is not None:
+        area = view["seats"][entry.seat]["area"]
+        sentences.append(
+            _("%(player)s stopped at %(area)s and chooses whom to pick up.")
+            % {"player": player_namer(names)(entry.seat), "area": area_label(area)}
+        )
+    return sentences
+
+
 def _citizen(citizen: dict) -> dict:
     return {
         "origin": area_label(citizen["origin"]),
@@ -405,6 +419,6 @@ def _ranking(result: dict, names: dict[int, str]) -> list[dict]:
             "player": names.get(seat, "?"),
             "income": incomes[seat] if seat < len(incomes) else None,
         }
-        for rank, seats in enumerate(result.get("ranking", []), start=1)
+        for rank, seats in competition_ranks(result.get("ranking", []))
         for seat in seats
     ]

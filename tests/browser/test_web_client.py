@@ -277,8 +277,9 @@ def log_lines(page) -> list[str]:
 
 
 def server_sentences(page, game_id: int) -> list[str]:
-    """The game's whole log, read through the API by the page, in games/wording.py's words."""
-    entries = page.evaluate(
+    """The game's whole log, read through the API by the page, in games/wording.py's words,
+    players named as the game's summary names them."""
+    entries, seats = page.evaluate(
         """async (id) => {
             const entries = [];
             let after = -1;
@@ -286,14 +287,17 @@ def server_sentences(page, game_id: int) -> list[str]:
                 const query = after < 0 ? 'limit=500' : `after=${after}&limit=500`;
                 const page = await (await fetch(`/api/v1/games/${id}/log?${query}`)).json();
                 entries.push(...page.entries);
-                if (page.next_after === null) return entries;
+                if (page.next_after === null) break;
                 after = page.next_after;
             }
+            const summary = await (await fetch(`/api/v1/games/${id}`)).json();
+            return [entries, summary.seats];
         }""",
         game_id,
     )
     assert [e["seq"] for e in entries] == list(range(len(entries)))
-    return [describe(n) for entry in entries for n in entry["notifications"]]
+    names = {s["seat"]: s["user"]["display_name"] for s in seats if s["seat"] is not None}
+    return [describe(n, names) for entry in entries for n in entry["notifications"]]
 
 
 # ---------------------------------------------------------------------------------- the test
@@ -542,3 +546,16 @@ def test_the_page_words_every_notification_as_the_server_does(server, browser):
         NOTIFICATIONS,
     )
     assert sentences == [describe(n) for n in NOTIFICATIONS]
+    # with players' names, and places tied as in sport (1, 2, 2, 2, 5)
+    names = {0: "Ana", 1: "Bob", 2: "Cy", 3: "Dee", 4: "Eve", 5: "Flo", 6: "Gus"}
+    tied = {"type": "game_ended", "incomes": [9, 5, 5, 5, 1], "ranking": [[0], [1, 2, 3], [4]]}
+    named = page.evaluate(
+        """async ([notifications, names]) => {
+            const { describe } = await import('/static/web/wording.js');
+            const map = new Map(Object.entries(names).map(([k, v]) => [Number(k), v]));
+            return notifications.map((n) => describe(n, map));
+        }""",
+        [[*NOTIFICATIONS, tied], names],
+    )
+    assert named == [describe(n, names) for n in [*NOTIFICATIONS, tied]]
+    assert named[-1] == "The game ended. Ranking: 1. Ana (9); 2. Bob, Cy, Dee (5); 5. Eve (1)."

@@ -8,7 +8,7 @@
 // a line. The page holds no rules: what may be done is the view's `legal_actions`.
 import { api, newKey, socketUrl } from "./api.js";
 import { citizenSentence, createBoard, fareOf, renderLegend } from "./board.js";
-import { areaLabel, describe, format, gettext, ngettext, seatLabel } from "./wording.js";
+import { areaLabel, competitionRanks, describe, format, gettext, ngettext, seatLabel } from "./wording.js";
 
 const $ = (id) => document.getElementById(id);
 const data = JSON.parse($("game-data").textContent);
@@ -38,6 +38,7 @@ const state = {
   lastFrameAt: 0,
   pingTimer: null,
   lobbySocket: null,
+  pickedThisTurn: 0, // citizens picked up since the turn began: "no one" or "no one more"
 };
 
 const game = $("game");
@@ -192,6 +193,10 @@ function entry(frame) {
     return;
   }
   appendLog(frame.seq, frame.notifications);
+  for (const n of frame.notifications) {
+    if (n.type === "turn_started") state.pickedThisTurn = 0;
+    if (n.type === "citizen_picked_up") state.pickedThisTurn += 1;
+  }
   state.seq = frame.seq;
   game.dataset.seq = String(frame.seq);
   if (frame.clock) {
@@ -264,9 +269,11 @@ async function refreshSummary() {
     // The seed as the summary's string: the view's JSON number has 128 bits, more than a
     // JavaScript number holds exactly.
     if (summary.seed) state.seed = summary.seed;
+    const known = state.names.size;
     for (const seat of summary.seats) {
       if (seat.seat !== null) state.names.set(seat.seat, seat.user.display_name);
     }
+    if (state.names.size !== known) renameLog();
     data.seats = summary.seats.map((s) => ({ seat: s.seat, join_order: s.join_order, name: s.user.display_name }));
     if (state.view === null) state.status = summary.status;
     render();
@@ -325,7 +332,9 @@ function actionLabel(action) {
       });
     }
     case "decline":
-      return gettext("Pick up no one more: end the turn");
+      return state.pickedThisTurn
+        ? gettext("Pick up no one more: end the turn")
+        : gettext("Pick up no one: end the turn");
     case "pass":
       return gettext("Pass: the taxi is blocked");
     default:
@@ -407,9 +416,12 @@ function renderFacts() {
     facts.append(dt, dd);
   };
   const deadlines = view.deadlines_reached;
-  add(gettext("Allowance this turn"), view.allowance, "allowance");
-  add(gettext("Steps left"), view.phase === "move" ? view.allowance - view.path.length : 0, "steps-left");
-  add(gettext("Undos left"), view.undos_left, "undos-left");
+  if (view.status === "playing") {
+    // a finished game has no turn: no allowance, steps or undos to show
+    add(gettext("Allowance this turn"), view.allowance, "allowance");
+    add(gettext("Steps left"), view.phase === "move" ? view.allowance - view.path.length : 0, "steps-left");
+    add(gettext("Undos left"), view.undos_left, "undos-left");
+  }
   add(gettext("Cards in the pile"), view.pile, "pile");
   add(gettext("Deadlines reached"), format(gettext("%(count)s of 2"), { count: deadlines }), "deadlines");
   add(gettext("Citizens waiting"), view.waiting.length, "waiting");
@@ -505,10 +517,10 @@ async function renderResult() {
   const ranking = $("ranking");
   ranking.replaceChildren();
   if (view.result) {
-    view.result.ranking.forEach((group, index) => {
+    competitionRanks(view.result.ranking).forEach(([rank, group]) => {
       for (const seat of group) {
         const li = document.createElement("li");
-        li.value = index + 1;
+        li.value = rank;
         li.dataset.seat = String(seat);
         li.textContent = `${seatLabel(seat)} — ${nameOf(seat)}: ${view.result.incomes[seat]}`;
         ranking.appendChild(li);
@@ -579,6 +591,8 @@ function render() {
 
 // ------------------------------------------------------------------------------ the log
 
+const logged = new WeakMap(); // log line → its notification, to name players once known
+
 function appendLog(seq, notifications) {
   const nearBottom = logBox.scrollHeight - logBox.scrollTop - logBox.clientHeight < 40;
   const fragment = document.createDocumentFragment();
@@ -586,7 +600,8 @@ function appendLog(seq, notifications) {
     const li = document.createElement("li");
     li.dataset.seq = String(seq);
     li.dataset.type = notification.type;
-    li.textContent = describe(notification);
+    li.textContent = describe(notification, state.names);
+    logged.set(li, notification);
     fragment.appendChild(li);
   }
   logLines.appendChild(fragment);
@@ -683,6 +698,14 @@ $("join-button").addEventListener("click", () => tableAction(data.urls.join));
 $("leave-button").addEventListener("click", async () => {
   await tableAction(data.urls.leave);
 });
+
+/** The log in players' names: lines written before the seats were drawn said "Seat N". */
+function renameLog() {
+  for (const li of logLines.children) {
+    const notification = logged.get(li);
+    if (notification) li.textContent = describe(notification, state.names);
+  }
+}
 
 /** While the table fills up: who joined comes over the user's socket (public tables), with a
  *  slow poll beside it (invite-only tables are not announced). When the game starts, the game
