@@ -344,12 +344,15 @@ def test_two_players_play_a_whole_game_in_browsers(server, browser):
     desk.keyboard.press("Enter")
     desk.wait_for_url(base + "/")
     assert "Signed in as Ana" in desk.inner_text(".site-header")
+    # this test plays move by move: the step-by-step mode (the planned turn has its own test)
+    desk.evaluate("localStorage.setItem('bahama-taxi:turn-mode', 'steps')")
 
     phone.goto(base + "/signup")
     phone.fill("#id_username", bob)
     phone.fill("#id_password", password)
     phone.click("#auth-form button[type=submit]")
     phone.wait_for_url(base + "/")
+    phone.evaluate("localStorage.setItem('bahama-taxi:turn-mode', 'steps')")
     phone.wait_for_timeout(300)  # the lobby's socket is open: the new table will show live
     shot(phone, "lobby-phone")
 

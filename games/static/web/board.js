@@ -58,6 +58,8 @@ export function createBoard(svg, board, { colours, onStep = null, onCitizen = nu
   const layer = (name) => el("g", { class: name }, svg);
   const roads = layer("roads");
   const trail = layer("trail");
+  const recentLayer = layer("recent");
+  const planLayer = layer("plan");
   const areaLayer = layer("areas");
   const marks = layer("marks");
   const arrows = layer("arrows");
@@ -233,6 +235,49 @@ export function createBoard(svg, board, { colours, onStep = null, onCitizen = nu
     }
   }
 
+  function drawPlan(plan) {
+    planLayer.replaceChildren();
+    if (!plan || !plan.steps.length) return;
+    const route = [plan.from, ...plan.steps].map((id) => areas[id]);
+    el("polyline", { points: route.map((a) => `${a.x},${a.y}`).join(" ") }, planLayer);
+    route.slice(1).forEach((area, index) => {
+      const g = el("g", { class: "plan-stop", "data-area": plan.steps[index] }, planLayer);
+      el("circle", { cx: area.x, cy: round(area.y - area.r - 6), r: 13 }, g);
+      el("text", { x: area.x, y: round(area.y - area.r - 6), dy: 1, "text-anchor": "middle", "dominant-baseline": "middle", "font-size": 16, "font-weight": "bold" }, g).textContent = String(index + 1);
+    });
+  }
+
+  let recentKey = "";
+  /** Other players' latest turns: their moves as arrows, fares and pickups as badges. Drawn
+   *  again only when they change, so the fading (CSS) runs once per new move. */
+  function drawRecent(notes) {
+    const key = JSON.stringify(notes || []);
+    if (key === recentKey) return;
+    recentKey = key;
+    recentLayer.replaceChildren();
+    for (const note of notes || []) {
+      const { fill } = colourOf(note.seat ?? 0);
+      if (note.type === "taxi_moved") {
+        const [start, end] = [areas[note.from], areas[note.to]];
+        if (!start || !end) continue;
+        const g = el("g", { class: "recent-move", "data-seat": note.seat, "data-to": note.to }, recentLayer);
+        el("line", { x1: start.x, y1: start.y, x2: end.x, y2: end.y, stroke: fill }, g);
+      } else if (note.type === "passenger_dropped_off" || note.type === "citizen_picked_up") {
+        const area = areas[note.area ?? note.destination ?? note.origin];
+        if (!area) continue;
+        const dropped = note.type === "passenger_dropped_off";
+        const g = el("g", { class: `recent-${dropped ? "fare" : "pickup"}`, "data-seat": note.seat }, recentLayer);
+        const x = round(area.x + (dropped ? area.r : -area.r));
+        const y = round(area.y + area.r);
+        el("rect", { x: x - 22, y: y - 12, width: 44, height: 24, rx: 12, fill, stroke: "#000", "stroke-width": 1.5 }, g);
+        el("text", { x, y, dy: 1, "text-anchor": "middle", "dominant-baseline": "middle", "font-size": 15, "font-weight": "bold", fill: colourOf(note.seat).ink }, g).textContent = dropped ? `+${note.fare}` : `↑${areaLabel(note.destination)}`;
+        titled(g, dropped
+          ? format(gettext("%(seat)s dropped off a passenger here: fare %(fare)s"), { seat: seatLabel(note.seat), fare: note.fare })
+          : format(gettext("%(seat)s picked up a citizen here going to %(destination)s"), { seat: seatLabel(note.seat), destination: areaLabel(note.destination) }));
+      }
+    }
+  }
+
   function drawArrows(notifications) {
     arrows.replaceChildren();
     for (const note of notifications || []) {
@@ -263,9 +308,13 @@ export function createBoard(svg, board, { colours, onStep = null, onCitizen = nu
 
   return {
     distances,
-    /** Draw `view` (an engine public/player view). `steps`: the step actions to offer. */
-    render(view, { you = null, steps = [], notifications = null } = {}) {
+    /** Draw `view` (an engine public/player view). `steps`: the step actions to offer;
+     *  `plan`: a route being planned ({from, steps}); `recent`: other players' latest moves;
+     *  `notifications`: this step's moves as arrows (the replay). */
+    render(view, { you = null, steps = [], notifications = null, plan = null, recent = null } = {}) {
       drawTrail(view);
+      drawRecent(recent);
+      drawPlan(plan);
       drawMarks(view, you);
       drawTaxis(view);
       drawCitizens(view);

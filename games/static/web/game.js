@@ -8,6 +8,7 @@
 // a line. The page holds no rules: what may be done is the view's `legal_actions`.
 import { api, newKey, socketUrl } from "./api.js";
 import { citizenSentence, createBoard, fareOf, renderLegend } from "./board.js";
+import { newPlan, nextSteps, planEnd, preview, roads, stepsLeft, turnAction } from "./plan.js";
 import { areaLabel, competitionRanks, describe, format, gettext, ngettext, seatLabel } from "./wording.js";
 
 const $ = (id) => document.getElementById(id);
@@ -19,6 +20,7 @@ const BACKOFF_MAX_MS = 15000;
 const PING_EVERY_MS = 25000;
 const PONG_WITHIN_MS = 10000;
 const MOVE_ANSWER_WITHIN_MS = 15000;
+const MODE_KEY = "bahama-taxi:turn-mode";
 
 const state = {
   seq: -1, // the last log entry we hold (the game's version as we know it)
@@ -39,14 +41,27 @@ const state = {
   pingTimer: null,
   lobbySocket: null,
   pickedThisTurn: 0, // citizens picked up since the turn began: "no one" or "no one more"
+  // "plan": the route is drawn on the board and sent once; "steps": one move per step
+  mode: readMode(),
+  plan: null, // {seq, steps, pickups}: the turn being planned, against log entry `seq`
+  lastTurn: new Map(), // seat → the notifications of its latest turn, drawn as a trail
 };
+
+function readMode() {
+  try {
+    return localStorage.getItem(MODE_KEY) === "steps" ? "steps" : "plan";
+  } catch {
+    return "plan";
+  }
+}
 
 const game = $("game");
 const logLines = $("log-lines");
 const logBox = $("log");
+const near = roads(boardData);
 const board = createBoard($("board"), boardData, {
   colours: data.colours,
-  onStep: (action) => sendMove(action),
+  onStep: (action) => (planning() ? planStep(action.to) : sendMove(action)),
   onCitizen: (citizen, fare) => {
     $("board-info").textContent = citizenSentence(citizen, fare);
   },
@@ -194,8 +209,12 @@ function entry(frame) {
   }
   appendLog(frame.seq, frame.notifications);
   for (const n of frame.notifications) {
-    if (n.type === "turn_started") state.pickedThisTurn = 0;
+    if (n.type === "turn_started") {
+      state.pickedThisTurn = 0;
+      state.lastTurn.set(n.seat, []);
+    }
     if (n.type === "citizen_picked_up") state.pickedThisTurn += 1;
+    if (Number.isInteger(n.seat) && n.type !== "turn_started") state.lastTurn.get(n.seat)?.push(n);
   }
   state.seq = frame.seq;
   game.dataset.seq = String(frame.seq);
@@ -295,6 +314,10 @@ function legal() {
 
 function sendMove(action) {
   if (!state.synced || state.pending || !legal().includes(action)) return;
+  submit(action);
+}
+
+function submit(action) {
   const ref = `m${++state.refs}`;
   const move = { type: "move", action, version: state.seq, idempotency_key: newKey(), ref };
   if (!send(move)) return;
@@ -312,6 +335,159 @@ function sendMove(action) {
 function clearPending() {
   if (state.pending) clearTimeout(state.pending.timer);
   state.pending = null;
+}
+
+// ------------------------------------------------------------------------------ planning
+
+function planning() {
+  return state.mode === "plan" && legal().some((a) => a.type === "step" || a.type === "stop");
+}
+
+function currentPlan() {
+  if (!state.plan || state.plan.seq !== state.seq) state.plan = newPlan(state.seq);
+  return state.plan;
+}
+
+function planStep(to) {
+  const plan = currentPlan();
+  if (!nextSteps(state.view, plan, near).includes(to)) return;
+  plan.steps.push(to);
+  plan.pickups = [];
+  $("action-error").textContent = "";
+  render();
+}
+
+function planUndo() {
+  const plan = currentPlan();
+  plan.steps.pop();
+  plan.pickups = [];
+  render();
+}
+
+function confirmTurn() {
+  const plan = currentPlan();
+  if (!plan.steps.length || state.pending) return;
+  submit(turnAction(plan));
+}
+
+function setMode(mode) {
+  state.mode = mode;
+  try {
+    localStorage.setItem(MODE_KEY, mode);
+  } catch {
+    // private windows may refuse; the choice then lasts as long as the page
+  }
+  render();
+  $("mode-button")?.focus();
+}
+
+function modeButton() {
+  const b = document.createElement("button");
+  b.type = "button";
+  b.id = "mode-button";
+  b.className = "link-button";
+  b.dataset.mode = state.mode;
+  b.textContent = state.mode === "plan" ? gettext("Play step by step instead") : gettext("Plan the whole turn instead");
+  b.addEventListener("click", () => setMode(state.mode === "plan" ? "steps" : "plan"));
+  return b;
+}
+
+function renderPlan(box) {
+  const view = state.view;
+  const plan = currentPlan();
+  const me = view.seats[view.you];
+  const left = stepsLeft(view, plan);
+  const route = [me.area, ...plan.steps].map(areaLabel).join(" → ");
+  const summary = document.createElement("p");
+  summary.id = "plan-route";
+  summary.dataset.steps = plan.steps.join(" ");
+  summary.textContent = plan.steps.length
+    ? format(ngettext("Route: %(route)s (%(count)s step left).", "Route: %(route)s (%(count)s steps left).", left), { route, count: left })
+    : gettext("Choose the areas of your route on the board, then confirm the turn.");
+  box.appendChild(summary);
+
+  const next = nextSteps(view, plan, near);
+  if (next.length) {
+    const row = document.createElement("div");
+    row.className = "button-row steps";
+    for (const to of next) {
+      const b = document.createElement("button");
+      b.type = "button";
+      b.className = "step";
+      b.dataset.type = "plan-step";
+      b.dataset.to = to;
+      b.textContent = format(gettext("Via %(area)s"), { area: areaLabel(to) });
+      b.addEventListener("click", () => planStep(to));
+      row.appendChild(b);
+    }
+    box.appendChild(row);
+  }
+
+  if (plan.steps.length) {
+    const outcome = preview(view, plan, board.distances);
+    const list = document.createElement("ul");
+    list.id = "plan-preview";
+    for (const p of outcome.dropped) {
+      const li = document.createElement("li");
+      li.dataset.kind = "drop";
+      li.textContent = format(gettext("Drop off the passenger from %(origin)s: fare %(fare)s"), { origin: areaLabel(p.origin), fare: p.fare });
+      list.appendChild(li);
+    }
+    if (!outcome.dropped.length) {
+      list.appendChild(Object.assign(document.createElement("li"), { textContent: format(gettext("No passenger of yours gets off at %(area)s."), { area: areaLabel(outcome.end) }) }));
+    }
+    box.appendChild(list);
+    if (outcome.waiting.length && outcome.room) {
+      const set = document.createElement("fieldset");
+      set.className = "field plan-pickups";
+      const legend = document.createElement("legend");
+      legend.textContent = format(gettext("Pick up at %(area)s (room for %(count)s):"), { area: areaLabel(outcome.end), count: outcome.room });
+      set.appendChild(legend);
+      outcome.waiting.forEach((citizen, index) => {
+        const id = `plan-pickup-${index}`;
+        const label = document.createElement("label");
+        label.className = "choice";
+        label.htmlFor = id;
+        const tick = document.createElement("input");
+        tick.type = "checkbox";
+        tick.id = id;
+        tick.dataset.destination = citizen.destination;
+        const chosen = plan.pickups.filter((d) => d === citizen.destination).length;
+        const earlier = outcome.waiting.slice(0, index).filter((c) => c.destination === citizen.destination).length;
+        tick.checked = chosen > earlier;
+        tick.disabled = !tick.checked && plan.pickups.length >= outcome.room;
+        tick.addEventListener("change", () => {
+          if (tick.checked) plan.pickups.push(citizen.destination);
+          else plan.pickups.splice(plan.pickups.lastIndexOf(citizen.destination), 1);
+          render();
+          $(id)?.focus();
+        });
+        label.append(tick, format(gettext("to %(destination)s (fare %(fare)s)"), { destination: areaLabel(citizen.destination), fare: fareOf(board.distances, citizen) }));
+        set.appendChild(label);
+      });
+      box.appendChild(set);
+    }
+  }
+
+  const row = document.createElement("div");
+  row.className = "button-row";
+  const confirm = document.createElement("button");
+  confirm.type = "button";
+  confirm.id = "confirm-turn";
+  confirm.className = "primary";
+  confirm.textContent = gettext("Confirm turn");
+  confirm.disabled = !plan.steps.length || Boolean(state.pending);
+  confirm.addEventListener("click", confirmTurn);
+  const back = document.createElement("button");
+  back.type = "button";
+  back.id = "plan-undo";
+  back.className = "secondary";
+  back.textContent = gettext("Take back the last planned step");
+  back.disabled = !plan.steps.length;
+  back.addEventListener("click", planUndo);
+  row.append(confirm, back);
+  box.appendChild(row);
+  return next;
 }
 
 function actionLabel(action) {
@@ -346,19 +522,32 @@ function renderActions() {
   const box = $("actions");
   box.replaceChildren();
   const actions = legal();
+  const moving = actions.some((a) => a.type === "step" || a.type === "stop");
+  if (moving) box.appendChild(modeButton());
+  if (planning()) {
+    const plan = currentPlan();
+    const next = renderPlan(box);
+    // before the first planned step, what the view offers besides steps (a pre-movement
+    // pickup, a stop after steps already sent, a pass) stays a button of its own
+    const others = plan.steps.length ? [] : actions.filter((a) => a.type !== "step");
+    if (others.length) {
+      const row = document.createElement("div");
+      row.className = "button-row";
+      row.append(...others.map(actionButton));
+      box.appendChild(row);
+    }
+    box.setAttribute("aria-busy", state.pending ? "true" : "false");
+    board.render(state.view, {
+      you: state.view.you,
+      steps: next.map((to) => ({ type: "step", to })),
+      plan: { from: state.view.seats[state.view.you].area, steps: plan.steps },
+      recent: recentMoves(),
+    });
+    return;
+  }
   const steps = actions.filter((a) => a.type === "step");
   const others = actions.filter((a) => a.type !== "step");
-  const button = (action) => {
-    const b = document.createElement("button");
-    b.type = "button";
-    b.textContent = actionLabel(action);
-    b.dataset.type = action.type;
-    if (action.to) b.dataset.to = action.to;
-    if (action.destination) b.dataset.destination = action.destination;
-    b.className = action.type === "step" ? "step" : action.type === "undo" ? "secondary" : "primary";
-    b.addEventListener("click", () => sendMove(action));
-    return b;
-  };
+  const button = actionButton;
   if (steps.length) {
     const row = document.createElement("div");
     row.className = "button-row steps";
@@ -372,7 +561,25 @@ function renderActions() {
     box.appendChild(row);
   }
   box.setAttribute("aria-busy", state.pending ? "true" : "false");
-  board.render(state.view, { you: state.view.you, steps });
+  board.render(state.view, { you: state.view.you, steps, recent: recentMoves() });
+}
+
+function actionButton(action) {
+  const b = document.createElement("button");
+  b.type = "button";
+  b.textContent = actionLabel(action);
+  b.dataset.type = action.type;
+  if (action.to) b.dataset.to = action.to;
+  if (action.destination) b.dataset.destination = action.destination;
+  b.className = action.type === "step" ? "step" : action.type === "undo" ? "secondary" : "primary";
+  b.addEventListener("click", () => sendMove(action));
+  return b;
+}
+
+/** The latest turn of every other player, to draw as a fading trail: what they just did. */
+function recentMoves() {
+  const you = state.view ? state.view.you : null;
+  return [...state.lastTurn].filter(([seat]) => seat !== you).flatMap(([, notes]) => notes);
 }
 
 // ------------------------------------------------------------------------------ rendering
