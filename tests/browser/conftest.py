@@ -99,3 +99,15 @@ VISIBLE_BUT_HIDDEN = """() => [...document.querySelectorAll('[hidden]')]
 def visible_hidden_controls(page) -> list[str]:
     """Elements that carry `hidden` and are drawn all the same (a CSS display rule beat it)."""
     return page.evaluate(VISIBLE_BUT_HIDDEN)
+
+
+def settle(page) -> None:
+    """Wait until a game page has its players' names (the summary's refresh redraws the
+    panels once more, and a click aimed before that redraw may land beside its button)."""
+    page.wait_for_function(
+        """() => {
+            const cells = [...document.querySelectorAll('#seats tbody td:nth-child(2)')];
+            return cells.length > 0 && cells.every((td) => !td.textContent.startsWith('?'));
+        }"""
+    )
+    page.wait_for_load_state("networkidle")

@@ -11,7 +11,7 @@ import uuid
 import pytest
 
 from games.models import Game
-from tests.browser.conftest import log_in, needs_chromium, watched_page
+from tests.browser.conftest import log_in, needs_chromium, settle, watched_page
 from tests.players import Player, seat_players, start_game
 
 pytestmark = needs_chromium
@@ -46,6 +46,7 @@ def open_game(browser, table, who, problems):
     log_in(page, table["base"], *table[who])
     page.goto(f"{table['base']}/games/{table['game']}")
     page.wait_for_function("() => document.getElementById('connection').dataset.state === 'live'")
+    settle(page)
     posts.clear()  # the login's
     return page, frames, posts
 

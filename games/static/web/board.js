@@ -73,7 +73,7 @@ export function createBoard(svg, board, { colours, onStep = null, onCitizen = nu
   }
   for (const area of board.areas) {
     const colour = board.suit_colours[area.suit];
-    const g = el("g", { class: "area", "data-area": area.id }, areaLayer);
+    const g = el("g", { class: "area", "data-area": area.id, "data-suit": area.suit }, areaLayer);
     el("circle", { class: "focus-ring", cx: area.x, cy: area.y, r: round(area.r + 13) }, g);
     el("circle", { class: "legal-ring", cx: area.x, cy: area.y, r: round(area.r + 8) }, g);
     el("circle", {
@@ -231,6 +231,8 @@ export function createBoard(svg, board, { colours, onStep = null, onCitizen = nu
       const y = round(area.y - area.r * 0.78);
       const g = el("g", { class: "mark", "data-area": passenger.destination }, marks);
       titled(g, format(gettext("A passenger of yours goes to %(area)s"), { area: areaLabel(passenger.destination) }));
+      // a ring around the area itself: it cannot be read as the neighbour's, nor hide under a tag
+      el("circle", { class: "destination-ring", cx: area.x, cy: area.y, r: round(area.r + 3), fill: "none", stroke: fill, "stroke-width": 6, "stroke-dasharray": "6 5" }, g);
       el("rect", { x: x - 10, y: y - 10, width: 20, height: 20, transform: `rotate(45 ${x} ${y})`, fill, stroke: "#000", "stroke-width": 1.5 }, g);
     }
   }

@@ -8,6 +8,7 @@
 // a line. The page holds no rules: what may be done is the view's `legal_actions`.
 import { api, newKey, socketUrl } from "./api.js";
 import { citizenSentence, createBoard, fareOf, renderLegend } from "./board.js";
+import { setUpBoardView } from "./board-view.js";
 import { newPlan, nextSteps, planEnd, preview, roads, stepsLeft, turnAction } from "./plan.js";
 import { areaLabel, competitionRanks, describe, format, gettext, ngettext, seatLabel } from "./wording.js";
 
@@ -65,6 +66,16 @@ const board = createBoard($("board"), boardData, {
   onCitizen: (citizen, fare) => {
     $("board-info").textContent = citizenSentence(citizen, fare);
   },
+});
+
+setUpBoardView({
+  frame: $("board-frame"),
+  svg: $("board"),
+  zoomIn: $("zoom-in"),
+  zoomOut: $("zoom-out"),
+  zoomReset: $("zoom-reset"),
+  fourColours: $("four-colours"),
+  twoColours: boardData.suit_colours,
 });
 
 // ------------------------------------------------------------------------------ the socket
@@ -406,6 +417,25 @@ function renderPlan(box) {
     : gettext("Choose the areas of your route on the board, then confirm the turn.");
   box.appendChild(summary);
 
+  const row = document.createElement("div");
+  row.className = "button-row plan-confirm";
+  const confirm = document.createElement("button");
+  confirm.type = "button";
+  confirm.id = "confirm-turn";
+  confirm.className = "primary";
+  confirm.textContent = gettext("Confirm turn");
+  confirm.disabled = !plan.steps.length || Boolean(state.pending);
+  confirm.addEventListener("click", confirmTurn);
+  const back = document.createElement("button");
+  back.type = "button";
+  back.id = "plan-undo";
+  back.className = "secondary";
+  back.textContent = gettext("Take back the last planned step");
+  back.disabled = !plan.steps.length;
+  back.addEventListener("click", planUndo);
+  row.append(confirm, back);
+  box.appendChild(row);
+
   const next = nextSteps(view, plan, near);
   if (next.length) {
     const row = document.createElement("div");
@@ -469,24 +499,6 @@ function renderPlan(box) {
     }
   }
 
-  const row = document.createElement("div");
-  row.className = "button-row";
-  const confirm = document.createElement("button");
-  confirm.type = "button";
-  confirm.id = "confirm-turn";
-  confirm.className = "primary";
-  confirm.textContent = gettext("Confirm turn");
-  confirm.disabled = !plan.steps.length || Boolean(state.pending);
-  confirm.addEventListener("click", confirmTurn);
-  const back = document.createElement("button");
-  back.type = "button";
-  back.id = "plan-undo";
-  back.className = "secondary";
-  back.textContent = gettext("Take back the last planned step");
-  back.disabled = !plan.steps.length;
-  back.addEventListener("click", planUndo);
-  row.append(confirm, back);
-  box.appendChild(row);
   return next;
 }
 

@@ -1,0 +1,96 @@
+"""The game page on a phone (390 × 844, issue 21): the board and the action bar are both on the
+screen without scrolling, the action bar fixed at the bottom; the board zooms (buttons) inside
+its frame, and the suits may be drawn in four colours. Also writes the screenshots the README
+links to (docs/screenshots/)."""
+
+from __future__ import annotations
+
+import uuid
+from pathlib import Path
+
+import pytest
+
+from games.models import Game
+from tests.browser.conftest import DESKTOP, PHONE, log_in, needs_chromium, settle, watched_page
+from tests.players import Player, seat_players, start_game
+
+pytestmark = needs_chromium
+DOCS = Path(__file__).resolve().parents[2] / "docs" / "screenshots"
+
+
+@pytest.fixture
+def table(committed_db, web_server, settings):
+    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.PBKDF2PasswordHasher"]
+    tag = uuid.uuid4().hex[:6]
+    ana, ben = Player(f"ana{tag}"), Player(f"ben{tag}")
+    game_id = start_game([ana, ben], movement="fast", clock="24h")
+    by_seat = seat_players(game_id, [ana, ben])
+    mover = by_seat[Game.objects.get(pk=game_id).active_seat]
+    name = mover.user.username
+    return {"base": web_server.url(""), "game": game_id, "login": (name, "pw-" + name * 2)}
+
+
+def open_game(browser, table, viewport, problems):
+    page = watched_page(browser, problems, viewport=viewport)
+    log_in(page, table["base"], *table["login"])
+    page.goto(f"{table['base']}/games/{table['game']}")
+    page.wait_for_function("() => document.getElementById('connection').dataset.state === 'live'")
+    page.wait_for_selector("#actions button[data-type=plan-step]")
+    settle(page)
+    return page
+
+
+def box(page, selector: str) -> dict:
+    return page.locator(selector).bounding_box()
+
+
+def test_on_a_phone_board_and_action_bar_fit_the_screen(table, chromium):
+    problems: list[str] = []
+    phone = open_game(chromium, table, PHONE, problems)
+    assert phone.evaluate("scrollY") == 0
+    board, bar = box(phone, "#board-frame"), box(phone, "#move-panel")
+    assert board["y"] >= 0 and board["width"] > PHONE["width"] * 0.9
+    assert bar["y"] + bar["height"] <= PHONE["height"] + 0.5  # at the bottom of the screen
+    assert board["y"] + board["height"] <= bar["y"] + 1, (board, bar)  # not under the bar
+    assert (
+        phone.evaluate("getComputedStyle(document.getElementById('move-panel')).position")
+        == "fixed"
+    )
+    confirm = box(phone, "#confirm-turn")
+    assert bar["y"] <= confirm["y"] and confirm["y"] + confirm["height"] <= PHONE["height"]
+    assert phone.evaluate("document.documentElement.scrollWidth") <= PHONE["width"]
+    # the bar stays put while the page scrolls to the log
+    phone.evaluate("window.scrollTo(0, document.body.scrollHeight)")
+    assert box(phone, "#move-panel")["y"] == pytest.approx(bar["y"], abs=1)
+    phone.evaluate("window.scrollTo(0, 0)")
+
+    # zoom: the board grows inside its frame, which scrolls; back to the whole board
+    width = box(phone, "#board")["width"]
+    phone.click("#zoom-in")
+    assert box(phone, "#board")["width"] == pytest.approx(width * 1.5, rel=0.02)
+    assert box(phone, "#board-frame")["width"] == pytest.approx(board["width"], abs=1)
+    phone.click("#zoom-reset")
+    assert box(phone, "#board")["width"] == pytest.approx(width, rel=0.02)
+
+    # four suit colours: diamonds blue and clubs green instead of red and black
+    stroke = (
+        "(id) => document.querySelector(`#board g.area[data-area='${id}'] .area-disc`)"
+        ".getAttribute('stroke')"
+    )
+    assert phone.evaluate(stroke, "2D") == phone.evaluate(stroke, "2H")
+    phone.check("#four-colours")
+    assert phone.evaluate(stroke, "2D") != phone.evaluate(stroke, "2H")
+    assert phone.evaluate(stroke, "2C") != phone.evaluate(stroke, "2S")
+    phone.uncheck("#four-colours")
+
+    DOCS.mkdir(parents=True, exist_ok=True)
+    phone.screenshot(path=str(DOCS / "game-phone.png"))
+    desk = open_game(chromium, table, DESKTOP, problems)
+    # unzoomed, the whole board shows: the frame is as tall as the board
+    assert box(desk, "#board-frame")["height"] == pytest.approx(
+        box(desk, "#board")["height"], abs=1
+    )
+    desk.click("#actions button[data-type=plan-step]")
+    desk.wait_for_selector("#board .plan polyline")
+    desk.screenshot(path=str(DOCS / "game-desktop.png"), full_page=True)
+    assert problems == []
