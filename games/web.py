@@ -79,13 +79,18 @@ def _safe_next(request, default: str) -> str:
     return default
 
 
-def player_page(view):
-    """Signed-in users only (anonymous visitors go to /login?next=…); refused accounts get a
-    page that says why instead of a page whose every request would fail."""
+def player_page(view=None, *, visitors=None):
+    """Signed-in users only (anonymous visitors go to /login?next=…, or to `visitors` when
+    given: a page of its own for them); refused accounts get a page that says why instead of a
+    page whose every request would fail."""
+    if view is None:
+        return functools.partial(player_page, visitors=visitors)
 
     @functools.wraps(view)
     def wrapped(request, *args, **kwargs):
         if not request.user.is_authenticated:
+            if visitors is not None:
+                return visitors(request, *args, **kwargs)
             login = reverse("web:login")
             return HttpResponseRedirect(f"{login}?{urlencode({'next': request.get_full_path()})}")
         refusal = access_refusal(request.user, timezone.now())
@@ -175,16 +180,45 @@ def _summary(game: Game, user) -> dict:
 def _lobby_lists(request) -> dict:
     user = request.user
     mine = [_summary(g, user) for g in selectors.games_of_user(user=user)]
+    finished = selectors.games_finished(user=user)[:20]
     open_tables = [_summary(g, user) for g in selectors.tables_open(filters={})[:50]]
     return {
         "my_games": [g for g in mine if g["status"] in ("open", "playing")],
         "open_tables": open_tables,
-        "finished": [_summary(g, user) for g in selectors.games_finished(user=user)[:20]],
+        "finished": [_with_results(_summary(g, user), user) for g in finished],
     }
 
 
+def _with_results(summary: dict, user) -> dict:
+    """A finished game's places in the lobby, and the user's own (competition ranking)."""
+    names = {
+        s["seat"]: s["user"]["display_name"] for s in summary["seats"] if s["seat"] is not None
+    }
+    mine = {s["seat"] for s in summary["seats"] if s["user"]["id"] == user.pk}
+    places = _ranking(summary["result"], names) if summary.get("result") else []
+    for place, seat in zip(places, _ranked_seats(summary["result"]), strict=False):
+        place["you"] = seat in mine
+    return {**summary, "places": places, "your_place": next((p for p in places if p["you"]), None)}
+
+
+def _ranked_seats(result: dict | None) -> list[int]:
+    return [seat for group in (result or {}).get("ranking", []) for seat in group]
+
+
+def landing(request):
+    """`/` for a visitor who is not signed in: what the game is, a finished game to watch,
+    and the way in."""
+    game = selectors.games_finished().filter(status=Game.Status.FINISHED).first()
+    context = {
+        "title": _("Welcome"),
+        "watch": reverse("web:replay", args=[game.pk]) if game else None,
+        "board": board_data(),
+    }
+    return TemplateResponse(request, "web/landing.html", context)
+
+
 @require_GET
-@player_page
+@player_page(visitors=landing)
 @ensure_csrf_cookie
 def lobby(request):
     context = {
@@ -236,7 +270,12 @@ def game_page(request, game_id: int):
         "creator": game.created_by_id == request.user.pk,
         "user": {"id": request.user.pk, "name": str(request.user)},
         "seats": [
-            {"seat": s["seat"], "join_order": s["join_order"], "name": s["user"]["display_name"]}
+            {
+                "seat": s["seat"],
+                "join_order": s["join_order"],
+                "name": s["user"]["display_name"],
+                "user": s["user"]["id"],
+            }
             for s in summary["seats"]
         ],
         "colours": seat_colours(),
@@ -246,6 +285,7 @@ def game_page(request, game_id: int):
             "join": reverse("table-join", args=[game.pk]),
             "leave": reverse("table-leave", args=[game.pk]),
             "replay": reverse("web:replay", args=[game.pk]),
+            "reports": reverse("game-reports", args=[game.pk]),
             "lobby": reverse("web:lobby"),
         },
     }
@@ -297,9 +337,18 @@ def _requested_seq(raw: str | None, last: int) -> int:
     return min(max(wanted, 0), last)
 
 
+def _visitor_replay(request, game_id: int):
+    """A visitor may watch a public game once it is over (the landing page links one)."""
+    return _replay(request, game_id)
+
+
 @require_GET
-@player_page
+@player_page(visitors=_visitor_replay)
 def game_replay(request, game_id: int):
+    return _replay(request, game_id)
+
+
+def _replay(request, game_id: int):
     """A finished game as it stood after entry `seq` (default: the end), replayed by the
     engine from its log. Only finished or aborted games: while a game runs, its replay would
     be built from the secret seed, so it is not offered at all (H1)."""

@@ -304,7 +304,7 @@ async function refreshSummary() {
       if (seat.seat !== null) state.names.set(seat.seat, seat.user.display_name);
     }
     if (state.names.size !== known) renameLog();
-    data.seats = summary.seats.map((s) => ({ seat: s.seat, join_order: s.join_order, name: s.user.display_name }));
+    data.seats = summary.seats.map((s) => ({ seat: s.seat, join_order: s.join_order, name: s.user.display_name, user: s.user.id }));
     if (state.view === null) state.status = summary.status;
     render();
   } catch {
@@ -674,6 +674,13 @@ function renderSeats() {
     const who = [nameOf(seat.seat)];
     if (seat.seat === view.you) who.push(" ", hidden(gettext("(you)")), strong(gettext("you")));
     if (seat.zombie) who.push(" ", em(gettext("(autopilot)")));
+    const user = data.seats.find((s) => s.seat === seat.seat)?.user;
+    if (user !== undefined && user !== data.user.id) {
+      who.push(" ", reportButton(format(gettext("Report %(player)s"), { player: nameOf(seat.seat) }), {
+        reported_user: user,
+        what: format(gettext("You are reporting the player %(player)s."), { player: nameOf(seat.seat) }),
+      }));
+    }
     cell(who);
     cell(areaLabel(seat.area));
     const riders = document.createElement("ul");
@@ -791,6 +798,12 @@ function renderWaitingRoom() {
   leave.textContent = data.creator ? gettext("Cancel this table") : gettext("Leave this table");
 }
 
+function renderLeave() {
+  const view = state.view;
+  const mine = view && view.you !== null && view.seats[view.you];
+  $("leave-game").hidden = !(view && view.status === "playing" && mine && !mine.zombie);
+}
+
 function render() {
   document.body.classList.toggle("my-turn", myTurn());
   $("turn-status").textContent = turnText();
@@ -805,6 +818,7 @@ function render() {
   renderWaiting();
   renderLegend($("legend"), state.view.seats, data.colours, state.names);
   renderResult();
+  renderLeave();
   tick();
 }
 
@@ -874,6 +888,12 @@ function chatItem(message) {
   when.dateTime = message.created_at;
   when.textContent = new Date(message.created_at).toLocaleTimeString([], { hour: "2-digit", minute: "2-digit" });
   li.append(when, " ", who, ": ", message.text);
+  if (message.author.id !== data.user.id) {
+    li.append(" ", reportButton(format(gettext("Report this message from %(player)s"), { player: message.author.display_name }), {
+      chat_message: message.id,
+      what: format(gettext("You are reporting this message from %(player)s: “%(text)s”"), { player: message.author.display_name, text: message.text }),
+    }));
+  }
   return li;
 }
 
@@ -949,7 +969,7 @@ function followTable() {
 
 function tableChanged(table) {
   if (state.status !== "open") return;
-  data.seats = table.seats.map((s) => ({ seat: s.seat, join_order: s.join_order, name: s.user.display_name }));
+  data.seats = table.seats.map((s) => ({ seat: s.seat, join_order: s.join_order, name: s.user.display_name, user: s.user.id }));
   if (table.status !== "open") {
     state.status = table.status;
     clearInterval(state.tablePoll);
@@ -961,6 +981,69 @@ function tableChanged(table) {
   }
   render();
 }
+
+// ------------------------------------------------------------------------------ resign, report
+
+$("resign-button").addEventListener("click", () => {
+  $("resign-error").textContent = "";
+  $("resign-dialog").showModal();
+  $("resign-cancel").focus(); // the safe choice first
+});
+$("resign-cancel").addEventListener("click", () => $("resign-dialog").close());
+$("resign-confirm").addEventListener("click", () => {
+  $("resign-dialog").close();
+  if (!state.synced || state.pending) {
+    $("resign-error").textContent = gettext("Not connected; try again in a moment.");
+    return;
+  }
+  submit({ type: "resign" });
+});
+
+let reporting = null; // the report's target: {reported_user} or {chat_message}
+
+function reportButton(label, target) {
+  const b = document.createElement("button");
+  b.type = "button";
+  b.className = "link-button report-button";
+  b.textContent = gettext("Report");
+  b.setAttribute("aria-label", label);
+  if (target.reported_user !== undefined) b.dataset.reportUser = String(target.reported_user);
+  if (target.chat_message !== undefined) b.dataset.reportMessage = String(target.chat_message);
+  b.addEventListener("click", () => {
+    reporting = target;
+    $("report-what").textContent = target.what;
+    $("report-reason").value = "";
+    $("report-error").textContent = "";
+    $("report-dialog").showModal();
+    $("report-reason").focus();
+  });
+  return b;
+}
+
+$("report-cancel").addEventListener("click", () => $("report-dialog").close());
+$("report-form").addEventListener("submit", async (event) => {
+  event.preventDefault();
+  const reason = $("report-reason").value.trim();
+  if (!reason) {
+    $("report-error").textContent = gettext("Say what happened, in a few words.");
+    $("report-reason").focus();
+    return;
+  }
+  const body = { reason };
+  if (reporting.reported_user !== undefined) body.reported_user = reporting.reported_user;
+  if (reporting.chat_message !== undefined) body.chat_message = reporting.chat_message;
+  $("report-send").disabled = true;
+  try {
+    await api(data.urls.reports, { method: "POST", body });
+    $("report-dialog").close();
+    $("report-done").textContent = gettext("Thank you: the moderators will look at your report.");
+    $("report-done").className = "notice";
+  } catch (failure) {
+    $("report-error").textContent = failure.message;
+  } finally {
+    $("report-send").disabled = false;
+  }
+});
 
 render();
 connect();
