@@ -43,6 +43,7 @@ from games.admin_replay import (
 from games.engine.board import AREA_INFO, ATTRIBUTION, EDGES, LICENSE
 from games.engine.options import MAX_PLAYERS, MIN_PLAYERS, MOVEMENTS
 from games.models import Clock, Game, GameEntry
+from games.replay_turns import fold, turn_navigation
 from games.wording import area_label, competition_ranks, describe, player_namer, seat_label
 from taxi_project.api_errors import ApiError
 
@@ -364,6 +365,16 @@ def _replay(request, game_id: int):
     view = engine.public_view(step.state)
     names = _names(game)
     base = reverse("web:replay", args=[game.pk])
+    turns = (
+        turn_navigation(base, seq, step.entry.notifications, request.GET.get("turn"))
+        if seq > 0
+        else None
+    )
+    notifications = step.entry.notifications
+    if turns and turns["turn"]:  # one turn of a step that holds several: folded onto the last
+        before = engine.public_view(replay_step(game, seq - 1).state)
+        view = fold(before, turns["shown"])
+        notifications = turns["notifications"]
     context = {
         "title": _("Replay of game %(id)s") % {"id": game.pk},
         "game": selectors.game_summary(game, user=request.user),
@@ -371,7 +382,8 @@ def _replay(request, game_id: int):
         "last": last,
         "nav": _navigation(base, seq, last),
         "entry": _entry(step.entry, names),
-        "sentences": _sentences(step.entry, view, names),
+        "sentences": _sentences(step.entry, view, names, notifications),
+        "turns": turns,
         "seats": _seat_rows(view, names),
         "view": view,
         "facts": {
@@ -384,7 +396,7 @@ def _replay(request, game_id: int):
         "board": board_data(),
         "replay_data": {
             "view": view,
-            "notifications": step.entry.notifications,
+            "notifications": notifications,
             "colours": seat_colours(),
             "names": {str(k): v for k, v in names.items()},
         },
@@ -419,10 +431,10 @@ def _entry(entry: GameEntry, names: dict[int, str]) -> dict:
     return {"seq": entry.seq, "actor": actor, "created_at": entry.created_at}
 
 
-def _sentences(entry: GameEntry, view: dict, names: dict[int, str]) -> list[str]:
-    """The entry's notifications in words, naming players. A stop that opens the pickup
-    choice notifies nothing (the choice is the next entry), so it is told from its action."""
-    sentences = [describe(n, names) for n in entry.notifications]
+def _sentences(entry: GameEntry, view: dict, names: dict[int, str], notifications) -> list[str]:
+    """The entry's notifications (or one turn's) in words, naming players. A stop that opens
+    the pickup choice notifies nothing (the choice is the next entry): told from its action."""
+    sentences = [describe(n, names) for n in notifications]
     action = entry.action or {}
     if not sentences and action.get("type") == "stop" and entry.seat is not None:
         area = view["seats"][entry.seat]["area"]
