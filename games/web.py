@@ -31,8 +31,6 @@ from django.views.decorators.http import require_GET, require_http_methods
 from accounts.authentication import access_refusal
 from games import engine, selectors
 from games.admin_replay import (
-    ACE_RADIUS,
-    AREA_RADIUS,
     LICENSE_URL,
     NAV_KEYS,
     SEAT_COLOURS,
@@ -40,6 +38,7 @@ from games.admin_replay import (
     LogGap,
     replay_step,
 )
+from games.board_layout import client_layout
 from games.engine.board import AREA_INFO, ATTRIBUTION, EDGES, LICENSE
 from games.engine.options import MAX_PLAYERS, MIN_PLAYERS, MOVEMENTS
 from games.models import Clock, Game, GameEntry
@@ -54,9 +53,16 @@ from taxi_project.api_errors import ApiError
 def board_data() -> dict:
     """The board as the client draws it: areas (0..1000 box, y down) with their radius and
     suit colour, the roads, and the attribution the licence asks for (CC BY 4.0)."""
+    layout = client_layout()  # Downtown drawn larger, no disc on another (games/board_layout.py)
     return {
         "areas": [
-            {**info, "r": ACE_RADIUS if info["rank"] == "A" else AREA_RADIUS} for info in AREA_INFO
+            {
+                **info,
+                "x": layout[info["id"]][0],
+                "y": layout[info["id"]][1],
+                "r": layout[info["id"]][2],
+            }
+            for info in AREA_INFO
         ],
         "edges": [list(edge) for edge in EDGES],
         "suit_colours": SUIT_COLOURS,

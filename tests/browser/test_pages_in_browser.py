@@ -98,7 +98,7 @@ def test_no_page_logs_an_error(scene, chromium):
     problems: list[str] = []
     base = scene["base"]
     anonymous = watched_page(chromium, problems)
-    for path in ("/login", "/signup", "/rules/"):
+    for path in ("/", "/login", "/signup", "/rules/", f"/games/{scene['finished']}/replay"):
         visit(anonymous, base + path)
         anonymous.wait_for_load_state("networkidle")
         assert visible_hidden_controls(anonymous) == [], path

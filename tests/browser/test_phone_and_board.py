@@ -40,6 +40,28 @@ def open_game(browser, table, viewport, problems):
     return page
 
 
+TAGS_ON_OTHER_AREAS = """() => {
+  const discs = [...document.querySelectorAll('#board g.area')].map((g) => {
+    const c = g.querySelector('.area-disc');
+    return { id: g.dataset.area, x: +c.getAttribute('cx'), y: +c.getAttribute('cy'),
+             r: +c.getAttribute('r') };
+  });
+  const found = [];
+  for (const tag of document.querySelectorAll('#board g.citizen')) {
+    const rect = tag.querySelector('rect');
+    const [x, y] = [+rect.getAttribute('x'), +rect.getAttribute('y')];
+    const [w, h] = [+rect.getAttribute('width'), +rect.getAttribute('height')];
+    for (const d of discs) {
+      if (d.id === tag.dataset.origin) continue;
+      const nx = Math.max(x, Math.min(d.x, x + w));
+      const ny = Math.max(y, Math.min(d.y, y + h));
+      if (Math.hypot(d.x - nx, d.y - ny) < d.r) found.push(`${tag.dataset.origin} on ${d.id}`);
+    }
+  }
+  return found;
+}"""
+
+
 def box(page, selector: str) -> dict:
     return page.locator(selector).bounding_box()
 
@@ -82,6 +104,9 @@ def test_on_a_phone_board_and_action_bar_fit_the_screen(table, chromium):
     assert phone.evaluate(stroke, "2D") != phone.evaluate(stroke, "2H")
     assert phone.evaluate(stroke, "2C") != phone.evaluate(stroke, "2S")
     phone.uncheck("#four-colours")
+
+    # citizens' tags stay on their own area: none overlaps another area's disc
+    assert phone.evaluate(TAGS_ON_OTHER_AREAS) == []
 
     DOCS.mkdir(parents=True, exist_ok=True)
     phone.screenshot(path=str(DOCS / "game-phone.png"))

@@ -6,8 +6,11 @@
 import { areaLabel, format, gettext, ngettext, seatLabel } from "./wording.js";
 
 const SVG = "http://www.w3.org/2000/svg";
-const TAG_WIDTH = 40;
-const TAG_HEIGHT = 20;
+// Citizens' tags sit inside their area's disc, under its label, one row each (two a row
+// beyond two): a tag never covers another area (games/board_layout.py leaves a gap between
+// discs wider than what a tag's corner may overhang).
+const TAG_WIDTH = 32;
+const TAG_HEIGHT = 14;
 
 function el(name, attributes = {}, parent = null) {
   const node = document.createElementNS(SVG, name);
@@ -74,8 +77,8 @@ export function createBoard(svg, board, { colours, onStep = null, onCitizen = nu
   for (const area of board.areas) {
     const colour = board.suit_colours[area.suit];
     const g = el("g", { class: "area", "data-area": area.id, "data-suit": area.suit }, areaLayer);
-    el("circle", { class: "focus-ring", cx: area.x, cy: area.y, r: round(area.r + 13) }, g);
-    el("circle", { class: "legal-ring", cx: area.x, cy: area.y, r: round(area.r + 8) }, g);
+    el("circle", { class: "focus-ring", cx: area.x, cy: area.y, r: round(area.r + 7) }, g);
+    el("circle", { class: "legal-ring", cx: area.x, cy: area.y, r: round(area.r + 4) }, g);
     el("circle", {
       class: "area-disc",
       cx: area.x,
@@ -86,11 +89,11 @@ export function createBoard(svg, board, { colours, onStep = null, onCitizen = nu
     }, g);
     const label = el("text", {
       x: area.x,
-      y: area.y,
-      dy: -2,
+      y: round(area.y - area.r * 0.3),
+      dy: 0,
       "text-anchor": "middle",
       "dominant-baseline": "middle",
-      "font-size": area.rank === "A" ? 17 : 22,
+      "font-size": area.rank === "A" ? 18 : 21,
       fill: colour,
     }, g);
     label.textContent = areaLabel(area.id);
@@ -185,9 +188,12 @@ export function createBoard(svg, board, { colours, onStep = null, onCitizen = nu
     }
     for (const [origin, group] of byArea) {
       const area = areas[origin];
+      const perRow = group.length > 2 ? 2 : 1;
       group.forEach((citizen, index) => {
-        const x = area.x + (index - (group.length - 1) / 2) * (TAG_WIDTH + 2);
-        const y = area.y + area.r - 8;
+        const row = Math.floor(index / perRow);
+        const column = index % perRow;
+        const x = area.x + (perRow === 1 ? 0 : (column - 0.5) * (TAG_WIDTH + 1));
+        const y = area.y + 3 + TAG_HEIGHT / 2 + row * (TAG_HEIGHT + 1);
         const fare = fareOf(distances, citizen);
         const g = el("g", {
           class: "citizen",
@@ -199,7 +205,7 @@ export function createBoard(svg, board, { colours, onStep = null, onCitizen = nu
           x: round(x - TAG_WIDTH / 2), y: round(y - TAG_HEIGHT / 2), width: TAG_WIDTH,
           height: TAG_HEIGHT, rx: 3,
         }, g);
-        const text = el("text", { x: round(x), y: round(y + 5.5), "text-anchor": "middle", "font-size": 15, "font-weight": "bold" }, g);
+        const text = el("text", { x: round(x), y: round(y + 4.5), "text-anchor": "middle", "font-size": 12.5, "font-weight": "bold" }, g);
         text.textContent = areaLabel(citizen.destination);
         const show = () => {
           areaNodes[citizen.destination]?.classList.add("destination");
