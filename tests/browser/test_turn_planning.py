@@ -114,3 +114,57 @@ def test_the_step_by_step_mode_stays(table, chromium):
     mover.reload()  # the choice is remembered
     mover.wait_for_selector("#mode-button[data-mode=steps]")
     assert problems == []
+
+
+PLAN_CASES = """async () => {
+  const { drawMayOffer, preview, turnAction, turnChain } = await import('/static/web/plan.js');
+  const citizen = (origin, destination) => ({ origin, destination });
+  const view = (passengers, waiting, pile) => ({
+    you: 0, pile, waiting, allowance: 3, path: [],
+    seats: [{ seat: 0, area: '2S', passengers }],
+  });
+  const distances = new Proxy({}, { get: () => new Proxy({}, { get: () => 4 }) });
+  const plan = (pickups) => ({ steps: ['3S'], pickups });
+  const ask = (v, p) => drawMayOffer(v, p, preview(v, p, distances));
+  const waiting = [citizen('3S', '9H'), citizen('4S', '2C'), citizen('5S', '2D'),
+                   citizen('6S', '2H'), citizen('7S', '3H')];
+  return {
+    // one pickup planned, room for more, cards to draw: the draw may bring a choice
+    room: ask(view([], waiting, 20), plan(['9H'])),
+    // no pickup planned: nothing is drawn during the turn
+    none: ask(view([], waiting, 20), plan([])),
+    // the pickup fills the taxi (two riding already): nothing more can be taken
+    full: ask(view([citizen('9S', '2H'), citizen('8S', '4H')], waiting, 20), plan(['9H'])),
+    // the pile is exhausted: no replacement is drawn
+    dry: ask(view([], waiting, 1), plan(['9H'])),
+    dropped: preview(view([citizen('9S', '3S')], waiting, 20), plan([]), distances),
+    chain: turnChain({ steps: ['3S', '4S'], pickups: ['2C'] }),
+    turn: turnAction({ steps: ['3S', '4S'], pickups: ['2C'] }),
+  };
+}"""
+
+
+def test_the_plan_sends_move_by_move_only_when_a_draw_may_offer_a_choice(table, chromium):
+    page = chromium.new_page()
+    page.goto(table["base"] + "/login")
+    found = page.evaluate(PLAN_CASES)
+    assert (found["room"], found["none"], found["full"], found["dry"]) == (
+        True,
+        False,
+        False,
+        False,
+    )
+    assert found["dropped"]["dropped"] == [{"origin": "9S", "destination": "3S", "fare": 4}]
+    assert found["dropped"]["income"] == 4
+    assert found["chain"] == [
+        {"type": "step", "to": "3S"},
+        {"type": "step", "to": "4S"},
+        {"type": "stop"},
+        {"type": "pickup", "destination": "2C"},
+    ]
+    assert found["turn"] == {
+        "type": "turn",
+        "steps": ["3S", "4S"],
+        "pickups": ["2C"],
+        "pickups_before": [],
+    }

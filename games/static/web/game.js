@@ -9,7 +9,7 @@
 import { api, newKey, socketUrl } from "./api.js";
 import { citizenSentence, createBoard, fareOf, renderLegend } from "./board.js";
 import { setUpBoardView } from "./board-view.js";
-import { newPlan, nextSteps, planEnd, preview, roads, stepsLeft, turnAction } from "./plan.js";
+import { drawMayOffer, newPlan, nextSteps, preview, roads, stepsLeft, turnAction, turnChain } from "./plan.js";
 import { areaLabel, competitionRanks, describe, format, gettext, ngettext, seatLabel } from "./wording.js";
 
 const $ = (id) => document.getElementById(id);
@@ -46,6 +46,7 @@ const state = {
   mode: readMode(),
   plan: null, // {seq, steps, pickups}: the turn being planned, against log entry `seq`
   lastTurn: new Map(), // seat → the notifications of its latest turn, drawn as a trail
+  queue: [], // the rest of a planned turn sent move by move (a draw may offer a choice)
 };
 
 function readMode() {
@@ -195,7 +196,7 @@ function handle(frame) {
     case "move_accepted":
       if (state.pending && state.pending.ref === frame.ref) {
         state.pending.seq = frame.seq;
-        if (state.seq >= frame.seq) clearPending();
+        if (state.seq >= frame.seq) moveDone();
       }
       break;
     case "chat":
@@ -241,7 +242,7 @@ function entry(frame) {
     state.view = frame.view;
     state.status = frame.view.status;
   }
-  if (state.pending && state.pending.seq !== undefined && state.seq >= state.pending.seq) clearPending();
+  if (state.pending && state.pending.seq !== undefined && state.seq >= state.pending.seq) moveDone();
   if (state.synced) afterUpdate();
 }
 
@@ -274,6 +275,7 @@ function refused(frame) {
   const error = $("action-error");
   if (state.pending && frame.ref === state.pending.ref) {
     clearPending();
+    state.queue = []; // the rest of a planned chain is dropped: the player decides again
     if (frame.code === "stale_version") {
       error.textContent = gettext("The game moved on before your move arrived; here it is now.");
       requestSync();
@@ -343,6 +345,14 @@ function submit(action) {
   render();
 }
 
+/** A move of ours is in the log: send the next one of a planned chain, if any. */
+function moveDone() {
+  clearPending();
+  const next = state.queue.shift();
+  if (next && myTurn()) submit(next);
+  else state.queue = [];
+}
+
 function clearPending() {
   if (state.pending) clearTimeout(state.pending.timer);
   state.pending = null;
@@ -378,7 +388,16 @@ function planUndo() {
 function confirmTurn() {
   const plan = currentPlan();
   if (!plan.steps.length || state.pending) return;
-  submit(turnAction(plan));
+  const outcome = preview(state.view, plan, board.distances);
+  if (!drawMayOffer(state.view, plan, outcome)) {
+    submit(turnAction(plan)); // one request: the whole turn, all or nothing
+    return;
+  }
+  // A pickup draws a replacement citizen (T6), who may appear right here: the turn is sent
+  // move by move, so that the page can ask about that citizen when the draw reveals them.
+  const [first, ...rest] = turnChain(plan);
+  state.queue = rest;
+  submit(first);
 }
 
 function setMode(mode) {
@@ -496,6 +515,13 @@ function renderPlan(box) {
         set.appendChild(label);
       });
       box.appendChild(set);
+    }
+    if (drawMayOffer(view, plan, outcome)) {
+      const note = document.createElement("p");
+      note.id = "plan-draw-note";
+      note.className = "quiet";
+      note.textContent = gettext("Each pickup draws a new citizen, who may appear right here: if one does, you will be asked whether to take them too.");
+      box.appendChild(note);
     }
   }
 

@@ -53,18 +53,38 @@ export function preview(view, plan, distances) {
     .map((p) => ({ ...p, fare: distances[p.origin][end] }));
   const carrying = me.passengers.length - dropped.length;
   const waiting = view.waiting.filter((c) => c.origin === end);
-  let room = 0;
-  for (let taking = carrying; room < waiting.length; taking += 1) {
-    const pileLeft = view.pile - 2 * room; // each pickup draws a replacement (T6)
+  let capacity = 0; // how many the taxi could take here, were there citizens enough
+  for (let taking = carrying; ; taking += 1) {
+    const pileLeft = view.pile - 2 * capacity; // each pickup draws a replacement (T6)
     if (taking >= CAPACITY) break; // P1
     if (taking >= 2 && pileLeft < 2) break; // P2
     if (taking >= 1 && view.waiting.length <= FEW_WAITING) break; // P3
-    room += 1;
+    capacity += 1;
   }
-  return { end, dropped, waiting, room, income: dropped.reduce((sum, p) => sum + p.fare, 0) };
+  const room = Math.min(capacity, waiting.length);
+  const income = dropped.reduce((sum, p) => sum + p.fare, 0);
+  return { end, dropped, waiting, room, capacity, income };
 }
 
 /** The `turn` action that plays the plan (the pickups chosen, in order; the rest declined). */
 export function turnAction(plan) {
   return { type: "turn", steps: [...plan.steps], pickups: [...plan.pickups], pickups_before: [] };
+}
+
+/** Whether a draw during this turn could offer one more pickup the plan cannot name yet: a
+ *  planned pickup draws a replacement citizen (T6), who may appear on the taxi's own area
+ *  while it still has room. */
+export function drawMayOffer(view, plan, outcome) {
+  const pickups = plan.pickups.length;
+  return pickups > 0 && pickups < outcome.capacity && view.pile - 2 * pickups >= 2;
+}
+
+/** The plan as single moves: the steps, the stop, the chosen pickups (the turn then waits for
+ *  the player's word on what the draws brought). */
+export function turnChain(plan) {
+  return [
+    ...plan.steps.map((to) => ({ type: "step", to })),
+    { type: "stop" },
+    ...plan.pickups.map((destination) => ({ type: "pickup", destination })),
+  ];
 }
