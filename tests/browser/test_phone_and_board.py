@@ -62,6 +62,34 @@ TAGS_ON_OTHER_AREAS = """() => {
 }"""
 
 
+CROWDED_BOARD = """async (crowd) => {
+  const { createBoard } = await import('/static/web/board.js');
+  const data = JSON.parse(document.getElementById('board-data').textContent);
+  const svg = document.createElementNS('http://www.w3.org/2000/svg', 'svg');
+  svg.id = 'crowded';
+  document.body.appendChild(svg);
+  const waiting = data.areas.flatMap((a) =>
+    Array.from({ length: crowd }, () => ({ origin: a.id, destination: '10H' })));
+  const view = { seats: [], waiting, active_seat: null, path: [], turn_start: null };
+  createBoard(svg, data, { colours: [{ fill: '#000', ink: '#fff' }] }).render(view);
+  const found = [];
+  const discs = data.areas;
+  for (const tag of svg.querySelectorAll('g.citizen')) {
+    const rect = tag.querySelector('rect');
+    const [x, y] = [+rect.getAttribute('x'), +rect.getAttribute('y')];
+    const [w, h] = [+rect.getAttribute('width'), +rect.getAttribute('height')];
+    for (const d of discs) {
+      if (d.id === tag.dataset.origin) continue;
+      const nx = Math.max(x, Math.min(d.x, x + w));
+      const ny = Math.max(y, Math.min(d.y, y + h));
+      if (Math.hypot(d.x - nx, d.y - ny) < d.r) found.push(`${tag.dataset.origin} on ${d.id}`);
+    }
+  }
+  svg.remove();
+  return found;
+}"""
+
+
 def box(page, selector: str) -> dict:
     return page.locator(selector).bounding_box()
 
@@ -105,8 +133,11 @@ def test_on_a_phone_board_and_action_bar_fit_the_screen(table, chromium):
     assert phone.evaluate(stroke, "2C") != phone.evaluate(stroke, "2S")
     phone.uncheck("#four-colours")
 
-    # citizens' tags stay on their own area: none overlaps another area's disc
+    # citizens' tags stay on their own area: none overlaps another area's disc, in this game
+    # and on a board where every area has 1, 2, 3 or 4 citizens waiting
     assert phone.evaluate(TAGS_ON_OTHER_AREAS) == []
+    for crowd in (1, 2, 3, 4):
+        assert phone.evaluate(CROWDED_BOARD, crowd) == [], crowd
 
     DOCS.mkdir(parents=True, exist_ok=True)
     phone.screenshot(path=str(DOCS / "game-phone.png"))

@@ -9,8 +9,12 @@ const SVG = "http://www.w3.org/2000/svg";
 // Citizens' tags sit inside their area's disc, under its label, one row each (two a row
 // beyond two): a tag never covers another area (games/board_layout.py leaves a gap between
 // discs wider than what a tag's corner may overhang).
-const TAG_WIDTH = 32;
-const TAG_HEIGHT = 14;
+// Every corner stays within the area's radius + 10 of its centre, and board_layout.py keeps
+// 10 between discs, so no corner reaches another disc.
+const TAG_WIDTH = 40;
+const TAG_HEIGHT = 16;
+const NARROW_TAG_WIDTH = 28; // three or four citizens on one area: two smaller tags a row
+const NARROW_TAG_HEIGHT = 13;
 
 function el(name, attributes = {}, parent = null) {
   const node = document.createElementNS(SVG, name);
@@ -189,11 +193,13 @@ export function createBoard(svg, board, { colours, onStep = null, onCitizen = nu
     for (const [origin, group] of byArea) {
       const area = areas[origin];
       const perRow = group.length > 2 ? 2 : 1;
+      const width = perRow === 1 ? TAG_WIDTH : NARROW_TAG_WIDTH;
+      const height = perRow === 1 ? TAG_HEIGHT : NARROW_TAG_HEIGHT;
       group.forEach((citizen, index) => {
         const row = Math.floor(index / perRow);
         const column = index % perRow;
-        const x = area.x + (perRow === 1 ? 0 : (column - 0.5) * (TAG_WIDTH + 1));
-        const y = area.y + 3 + TAG_HEIGHT / 2 + row * (TAG_HEIGHT + 1);
+        const x = area.x + (perRow === 1 ? 0 : (column - 0.5) * (width + 1));
+        const y = area.y + 2 + height / 2 + row * (height + 1);
         const fare = fareOf(distances, citizen);
         const g = el("g", {
           class: "citizen",
@@ -202,10 +208,10 @@ export function createBoard(svg, board, { colours, onStep = null, onCitizen = nu
         }, citizens);
         titled(g, citizenSentence(citizen, fare));
         el("rect", {
-          x: round(x - TAG_WIDTH / 2), y: round(y - TAG_HEIGHT / 2), width: TAG_WIDTH,
-          height: TAG_HEIGHT, rx: 3,
+          x: round(x - width / 2), y: round(y - height / 2), width, height, rx: 3,
         }, g);
-        const text = el("text", { x: round(x), y: round(y + 4.5), "text-anchor": "middle", "font-size": 12.5, "font-weight": "bold" }, g);
+        const size = perRow === 1 ? 14 : 11;
+        const text = el("text", { x: round(x), y: round(y + size * 0.36), "text-anchor": "middle", "font-size": size, "font-weight": "bold" }, g);
         text.textContent = areaLabel(citizen.destination);
         const show = () => {
           areaNodes[citizen.destination]?.classList.add("destination");
