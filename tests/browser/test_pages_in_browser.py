@@ -76,6 +76,16 @@ def test_the_creator_and_a_visitor_see_only_their_own_controls(scene, chromium):
 
     visitor = watched_page(chromium, problems, viewport=PHONE)
     log_in(visitor, base, scene["cy"].username, scene["cy"].password)
+    # a wrong invite code is told as such, not as "by invitation only"
+    assert problems == []
+    visitor.fill("#id_invite_table", str(scene["invite"]))
+    visitor.fill("#id_invite_code", "not-the-code")
+    visitor.click("#invite-form button[type=submit]")
+    visitor.wait_for_selector("#invite-error:not(:empty)")
+    assert visitor.inner_text("#invite-error") == "No open table has this number and invite code."
+    # the refused join (403, or 404) is logged by the browser as a failed load, and only that
+    assert all("the server responded with a status of 40" in p for p in problems), problems
+    problems.clear()
     visit(visitor, f"{base}/games/{scene['open']}")
     visitor.wait_for_selector("#waiting-room:not([hidden])")
     assert visitor.is_visible("#join-button")

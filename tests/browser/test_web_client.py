@@ -470,6 +470,10 @@ def test_two_players_play_a_whole_game_in_browsers(server, browser):
     assert desk.locator("#log-lines li[data-type=game_ended]").count() == 1
     assert log_lines(desk) == log_lines(phone) == server_sentences(desk, game_id)
     assert desk.locator("#ranking li").count() == 2
+    # the Turn card has no turn to tell of any more: no allowance, steps or undos
+    for fact in ("allowance", "steps-left", "undos-left"):
+        assert desk.locator(f"[data-fact={fact}]").count() == 0
+    assert desk.locator("[data-fact=pile]").count() == 1
     assert accessibility_violations(desk) == []
     shot(desk, "end")
     shot(phone, "end-phone")
