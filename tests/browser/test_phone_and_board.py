@@ -109,6 +109,11 @@ def test_on_a_phone_board_and_action_bar_fit_the_screen(table, chromium):
     confirm = box(phone, "#confirm-turn")
     assert bar["y"] <= confirm["y"] and confirm["y"] + confirm["height"] <= PHONE["height"]
     assert phone.evaluate("document.documentElement.scrollWidth") <= PHONE["width"]
+    # the taxis table shows every column, Income included, without scrolling sideways
+    wrap = "document.querySelector('#seats').closest('.table-wrap')"
+    assert phone.evaluate(f"{wrap}.scrollWidth <= {wrap}.clientWidth"), phone.evaluate(
+        f"[{wrap}.scrollWidth, {wrap}.clientWidth]"
+    )
     # the bar stays put while the page scrolls to the log
     phone.evaluate("window.scrollTo(0, document.body.scrollHeight)")
     assert box(phone, "#move-panel")["y"] == pytest.approx(bar["y"], abs=1)
