@@ -69,6 +69,7 @@ def test_a_turn_planned_on_the_board_is_sent_in_one_request(table, chromium):
     second = mover.get_attribute("#actions button[data-type=plan-step]", "data-to")
     mover.click(f"#actions button[data-type=plan-step][data-to='{second}']")
     assert planned(mover) == [first, second]
+    assert mover.inner_text("#board-info").startswith("Route: ")  # told to screen readers
     assert mover.locator("#board .plan polyline").count() == 1
     assert mover.locator("#board .plan .plan-stop").count() == 2
     assert mover.locator("#plan-preview li").count() >= 1  # drop-offs, or "nobody gets off"

@@ -85,6 +85,9 @@ def pages(make_player, django_user_model):
         (signed_in, "/logout"),
         (signed_in, "/api/v1/me"),  # DRF's browsable API, asked for as HTML
         (staff, "/admin/"),
+        (staff, "/admin/games/game/"),
+        (staff, f"/admin/games/game/{finished}/change/"),
+        (staff, "/admin/accounts/user/"),
         (staff, f"/admin/games/game/{finished}/replay/?seq=3"),
         (staff, f"/admin/games/game/{running}/replay/"),
     ]

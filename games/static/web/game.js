@@ -376,6 +376,16 @@ function planStep(to) {
   plan.pickups = [];
   $("action-error").textContent = "";
   render();
+  announceRoute(plan);
+}
+
+/** Screen readers hear the route as it grows (the actions box is redrawn, so it cannot). */
+function announceRoute(plan) {
+  const left = stepsLeft(state.view, plan);
+  const route = [state.view.seats[state.view.you].area, ...plan.steps].map(areaLabel).join(" → ");
+  $("board-info").textContent = plan.steps.length
+    ? format(ngettext("Route: %(route)s (%(count)s step left).", "Route: %(route)s (%(count)s steps left).", left), { route, count: left })
+    : "";
 }
 
 function planUndo() {
@@ -383,6 +393,7 @@ function planUndo() {
   plan.steps.pop();
   plan.pickups = [];
   render();
+  announceRoute(plan);
 }
 
 function confirmTurn() {
