@@ -6,8 +6,9 @@ escaping into a page cannot run. Data blocks (`json_script`, `type="application/
 scripts to the browser and need no exception; styles a script sets through the CSSOM
 (`node.style.background = …`) are allowed by every browser under `style-src 'self'`.
 
-`connect-src 'self'` covers the page's own WebSocket (`ws:`/`wss:` to the same host): CSP
-Level 3, as every current browser implements it.
+`connect-src 'self'` covers the page's own WebSocket (`ws:`/`wss:` to the same host) in CSP
+Level 3; the socket's own origin is named as well, for browsers older than that (Safari
+before 15.4).
 
 One page needs more: the API's Swagger UI (`/api/docs/`, drf-spectacular) loads its bundle
 from a CDN and writes a `<style>` block; its initialising script is a separate file
@@ -21,6 +22,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from django.core.exceptions import DisallowedHost
 from django.http import HttpRequest, HttpResponse
 
 HEADER = "Content-Security-Policy"
@@ -58,6 +60,7 @@ def policy_text(extras: dict[str, tuple[str, ...]] | None = None) -> str:
     )
 
 
+#: The policy without the page's own socket origin (which depends on the request).
 STRICT = policy_text()
 
 
@@ -70,6 +73,12 @@ class ContentSecurityPolicyMiddleware:
         if HEADER in response or not response.get("Content-Type", "").startswith("text/html"):
             return response
         match = request.resolver_match
-        extras = PAGE_EXTRAS.get(match.url_name) if match is not None else None
-        response[HEADER] = policy_text(extras) if extras else STRICT
+        extras = dict(PAGE_EXTRAS.get(match.url_name, {})) if match is not None else {}
+        try:
+            host = request.get_host()
+        except DisallowedHost:  # the 400 page for a host we do not serve: no socket either
+            host = None
+        if host:
+            extras["connect-src"] = (f"{'wss' if request.is_secure() else 'ws'}://{host}",)
+        response[HEADER] = policy_text(extras)
         return response
