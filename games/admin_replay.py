@@ -26,7 +26,8 @@ from django.utils.translation import gettext_lazy
 from games import engine
 from games.engine.board import AREA_INFO, EDGES
 from games.models import STATUS_WORDS, Game, GameEntry
-from games.wording import area_label, describe, seat_label
+from games.replay_turns import fold, turn_navigation
+from games.wording import area_label, competition_ranks, describe, seat_label
 
 LICENSE_URL = "https://creativecommons.org/licenses/by/4.0/"
 
@@ -100,6 +101,15 @@ def replay_view(request, model_admin, game_id: int):
         return TemplateResponse(request, "admin/games/replay.html", context)
     names = _seat_names(game)
     view = step.view
+    shown = step.notifications
+    turns = (
+        turn_navigation(request.path, seq, step.entry.notifications, request.GET.get("turn"))
+        if seq > 0
+        else None
+    )
+    if turns and turns["turn"]:  # one turn of an entry that holds several, folded (issue 21)
+        view = fold(engine.full_view(replay_step(game, seq - 1).state), turns["shown"])
+        shown = turns["notifications"]
     context.update(
         {
             "title": _("Replay of game %(id)s — step %(seq)s of %(last)s")
@@ -108,12 +118,13 @@ def replay_view(request, model_admin, game_id: int):
             "last": last,
             "message": message,
             "nav": _navigation(request.path, seq, last),
-            "board": board_drawing(view, step.notifications),
+            "board": board_drawing(view, shown),
+            "turns": turns,
             "seats": _seat_rows(view, names),
             "facts": _facts(view, game),
             "waiting": [_citizen(c) for c in view["waiting"]],
             "entry": _entry_panel(step, names),
-            "secret": _secret_panel(view, game),
+            "secret": _secret_panel(step.view, game),  # the pile after the whole entry
             "result": _result_panel(game, names) if game.over else None,
             "colours": _legend(view, names),
         }
@@ -365,7 +376,7 @@ def _result_panel(game: Game, names: dict[int, str]) -> dict:
     result = game.result or {"incomes": [], "ranking": []}
     incomes = result["incomes"]
     places = []
-    for rank, seats in enumerate(result["ranking"], start=1):
+    for rank, seats in competition_ranks(result["ranking"]):
         for seat in seats:
             places.append(
                 {

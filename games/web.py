@@ -13,10 +13,11 @@ and a replay is served only once the game is over, from the public view.
 from __future__ import annotations
 
 import functools
+from pathlib import Path
 from urllib.parse import urlencode
 
 from django.contrib.auth import logout
-from django.http import Http404, HttpResponseRedirect, JsonResponse
+from django.http import Http404, HttpResponse, HttpResponseRedirect, JsonResponse
 from django.shortcuts import redirect
 from django.template.response import TemplateResponse
 from django.urls import reverse
@@ -30,8 +31,6 @@ from django.views.decorators.http import require_GET, require_http_methods
 from accounts.authentication import access_refusal
 from games import engine, selectors
 from games.admin_replay import (
-    ACE_RADIUS,
-    AREA_RADIUS,
     LICENSE_URL,
     NAV_KEYS,
     SEAT_COLOURS,
@@ -39,10 +38,12 @@ from games.admin_replay import (
     LogGap,
     replay_step,
 )
+from games.board_layout import client_layout
 from games.engine.board import AREA_INFO, ATTRIBUTION, EDGES, LICENSE
 from games.engine.options import MAX_PLAYERS, MIN_PLAYERS, MOVEMENTS
 from games.models import Clock, Game, GameEntry
-from games.wording import area_label, describe, seat_label
+from games.replay_turns import fold, turn_navigation
+from games.wording import area_label, competition_ranks, describe, player_namer, seat_label
 from taxi_project.api_errors import ApiError
 
 # ---------------------------------------------------------------------------------- helpers
@@ -52,9 +53,16 @@ from taxi_project.api_errors import ApiError
 def board_data() -> dict:
     """The board as the client draws it: areas (0..1000 box, y down) with their radius and
     suit colour, the roads, and the attribution the licence asks for (CC BY 4.0)."""
+    layout = client_layout()  # Downtown drawn larger, no disc on another (games/board_layout.py)
     return {
         "areas": [
-            {**info, "r": ACE_RADIUS if info["rank"] == "A" else AREA_RADIUS} for info in AREA_INFO
+            {
+                **info,
+                "x": layout[info["id"]][0],
+                "y": layout[info["id"]][1],
+                "r": layout[info["id"]][2],
+            }
+            for info in AREA_INFO
         ],
         "edges": [list(edge) for edge in EDGES],
         "suit_colours": SUIT_COLOURS,
@@ -78,13 +86,18 @@ def _safe_next(request, default: str) -> str:
     return default
 
 
-def player_page(view):
-    """Signed-in users only (anonymous visitors go to /login?next=…); refused accounts get a
-    page that says why instead of a page whose every request would fail."""
+def player_page(view=None, *, visitors=None):
+    """Signed-in users only (anonymous visitors go to /login?next=…, or to `visitors` when
+    given: a page of its own for them); refused accounts get a page that says why instead of a
+    page whose every request would fail."""
+    if view is None:
+        return functools.partial(player_page, visitors=visitors)
 
     @functools.wraps(view)
     def wrapped(request, *args, **kwargs):
         if not request.user.is_authenticated:
+            if visitors is not None:
+                return visitors(request, *args, **kwargs)
             login = reverse("web:login")
             return HttpResponseRedirect(f"{login}?{urlencode({'next': request.get_full_path()})}")
         refusal = access_refusal(request.user, timezone.now())
@@ -106,6 +119,23 @@ def _visible_game(request, game_id: int) -> Game:
 
 def _names(game: Game) -> dict[int, str]:
     return {s.seat: str(s.user) for s in game.seats.all() if s.seat is not None}
+
+
+FAVICON = Path(__file__).resolve().parent / "static" / "web" / "favicon.ico"
+
+
+@require_GET
+def favicon(request):
+    """/favicon.ico: browsers ask for it on their own (a JSON page has no <link rel=icon>),
+    and a 404 there is a console error on every first load."""
+    response = HttpResponse(_favicon_bytes(), content_type="image/x-icon")
+    response["Cache-Control"] = "public, max-age=86400"
+    return response
+
+
+@functools.cache
+def _favicon_bytes() -> bytes:
+    return FAVICON.read_bytes()
 
 
 # ---------------------------------------------------------------------------------- accounts
@@ -157,16 +187,45 @@ def _summary(game: Game, user) -> dict:
 def _lobby_lists(request) -> dict:
     user = request.user
     mine = [_summary(g, user) for g in selectors.games_of_user(user=user)]
+    finished = selectors.games_finished(user=user)[:20]
     open_tables = [_summary(g, user) for g in selectors.tables_open(filters={})[:50]]
     return {
         "my_games": [g for g in mine if g["status"] in ("open", "playing")],
         "open_tables": open_tables,
-        "finished": [_summary(g, user) for g in selectors.games_finished(user=user)[:20]],
+        "finished": [_with_results(_summary(g, user), user) for g in finished],
     }
 
 
+def _with_results(summary: dict, user) -> dict:
+    """A finished game's places in the lobby, and the user's own (competition ranking)."""
+    names = {
+        s["seat"]: s["user"]["display_name"] for s in summary["seats"] if s["seat"] is not None
+    }
+    mine = {s["seat"] for s in summary["seats"] if s["user"]["id"] == user.pk}
+    places = _ranking(summary["result"], names) if summary.get("result") else []
+    for place, seat in zip(places, _ranked_seats(summary["result"]), strict=False):
+        place["you"] = seat in mine
+    return {**summary, "places": places, "your_place": next((p for p in places if p["you"]), None)}
+
+
+def _ranked_seats(result: dict | None) -> list[int]:
+    return [seat for group in (result or {}).get("ranking", []) for seat in group]
+
+
+def landing(request):
+    """`/` for a visitor who is not signed in: what the game is, a finished game to watch,
+    and the way in."""
+    game = selectors.games_finished().filter(status=Game.Status.FINISHED).first()
+    context = {
+        "title": _("Welcome"),
+        "watch": reverse("web:replay", args=[game.pk]) if game else None,
+        "board": board_data(),
+    }
+    return TemplateResponse(request, "web/landing.html", context)
+
+
 @require_GET
-@player_page
+@player_page(visitors=landing)
 @ensure_csrf_cookie
 def lobby(request):
     context = {
@@ -218,7 +277,12 @@ def game_page(request, game_id: int):
         "creator": game.created_by_id == request.user.pk,
         "user": {"id": request.user.pk, "name": str(request.user)},
         "seats": [
-            {"seat": s["seat"], "join_order": s["join_order"], "name": s["user"]["display_name"]}
+            {
+                "seat": s["seat"],
+                "join_order": s["join_order"],
+                "name": s["user"]["display_name"],
+                "user": s["user"]["id"],
+            }
             for s in summary["seats"]
         ],
         "colours": seat_colours(),
@@ -228,6 +292,7 @@ def game_page(request, game_id: int):
             "join": reverse("table-join", args=[game.pk]),
             "leave": reverse("table-leave", args=[game.pk]),
             "replay": reverse("web:replay", args=[game.pk]),
+            "reports": reverse("game-reports", args=[game.pk]),
             "lobby": reverse("web:lobby"),
         },
     }
@@ -279,9 +344,18 @@ def _requested_seq(raw: str | None, last: int) -> int:
     return min(max(wanted, 0), last)
 
 
+def _visitor_replay(request, game_id: int):
+    """A visitor may watch a public game once it is over (the landing page links one)."""
+    return _replay(request, game_id)
+
+
 @require_GET
-@player_page
+@player_page(visitors=_visitor_replay)
 def game_replay(request, game_id: int):
+    return _replay(request, game_id)
+
+
+def _replay(request, game_id: int):
     """A finished game as it stood after entry `seq` (default: the end), replayed by the
     engine from its log. Only finished or aborted games: while a game runs, its replay would
     be built from the secret seed, so it is not offered at all (H1)."""
@@ -297,6 +371,16 @@ def game_replay(request, game_id: int):
     view = engine.public_view(step.state)
     names = _names(game)
     base = reverse("web:replay", args=[game.pk])
+    turns = (
+        turn_navigation(base, seq, step.entry.notifications, request.GET.get("turn"))
+        if seq > 0
+        else None
+    )
+    notifications = step.entry.notifications
+    if turns and turns["turn"]:  # one turn of a step that holds several: folded onto the last
+        before = engine.public_view(replay_step(game, seq - 1).state)
+        view = fold(before, turns["shown"])
+        notifications = turns["notifications"]
     context = {
         "title": _("Replay of game %(id)s") % {"id": game.pk},
         "game": selectors.game_summary(game, user=request.user),
@@ -304,7 +388,8 @@ def game_replay(request, game_id: int):
         "last": last,
         "nav": _navigation(base, seq, last),
         "entry": _entry(step.entry, names),
-        "sentences": [describe(n) for n in step.entry.notifications],
+        "sentences": _sentences(step.entry, view, names, notifications),
+        "turns": turns,
         "seats": _seat_rows(view, names),
         "view": view,
         "facts": {
@@ -317,7 +402,7 @@ def game_replay(request, game_id: int):
         "board": board_data(),
         "replay_data": {
             "view": view,
-            "notifications": step.entry.notifications,
+            "notifications": notifications,
             "colours": seat_colours(),
             "names": {str(k): v for k, v in names.items()},
         },
@@ -350,6 +435,20 @@ def _entry(entry: GameEntry, names: dict[int, str]) -> dict:
     else:
         actor = _("the server")
     return {"seq": entry.seq, "actor": actor, "created_at": entry.created_at}
+
+
+def _sentences(entry: GameEntry, view: dict, names: dict[int, str], notifications) -> list[str]:
+    """The entry's notifications (or one turn's) in words, naming players. A stop that opens
+    the pickup choice notifies nothing (the choice is the next entry): told from its action."""
+    sentences = [describe(n, names) for n in notifications]
+    action = entry.action or {}
+    if not sentences and action.get("type") == "stop" and entry.seat is not None:
+        area = view["seats"][entry.seat]["area"]
+        sentences.append(
+            _("%(player)s stopped at %(area)s and chooses whom to pick up.")
+            % {"player": player_namer(names)(entry.seat), "area": area_label(area)}
+        )
+    return sentences
 
 
 def _citizen(citizen: dict) -> dict:
@@ -387,6 +486,6 @@ def _ranking(result: dict, names: dict[int, str]) -> list[dict]:
             "player": names.get(seat, "?"),
             "income": incomes[seat] if seat < len(incomes) else None,
         }
-        for rank, seats in enumerate(result.get("ranking", []), start=1)
+        for rank, seats in competition_ranks(result.get("ranking", []))
         for seat in seats
     ]

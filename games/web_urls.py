@@ -14,6 +14,7 @@ urlpatterns = [
     path("signup", web.signup_page, name="signup"),
     path("login", web.login_page, name="login"),
     path("logout", web.logout_page, name="logout"),
+    path("favicon.ico", web.favicon, name="favicon"),
     path("board.json", web.board_json, name="board"),
     path("rules/", web.rules_page, name="rules"),
     path("games/<int:game_id>", web.game_page, name="game"),

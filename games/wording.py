@@ -1,7 +1,8 @@
 """Notifications (CONTRACT.md vocabulary) in words, for people: the admin replay viewer today,
 e-mails and the web client's log tomorrow.
 
-Seats are shown 1-based ("Seat 1" is seat 0), areas as rank and suit symbol ("10♥"). Every
+Players are named when the caller knows their names (`describe(n, names={0: "Ana"})`), else
+shown by seat, 1-based ("Seat 1" is seat 0); areas as rank and suit symbol ("10♥"). Every
 sentence goes through gettext with named placeholders, so a translation may reorder them; the
 strings are looked up when `describe` is called, so importing this module needs no request and
 no active language.
@@ -10,7 +11,7 @@ no active language.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 
 from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
@@ -32,15 +33,27 @@ def seat_label(seat) -> str:
     return _("Seat %(number)s") % {"number": seat}
 
 
-def _seats(seats) -> str:
-    return ", ".join(seat_label(seat) for seat in seats)
+def _seats(seats, who) -> str:
+    return ", ".join(who(seat) for seat in seats)
 
 
 def _cards(cards) -> str:
     return ", ".join(area_label(card) for card in cards)
 
 
-def _game_started(n: dict) -> str:
+def competition_ranks(ranking) -> list[tuple[int, list]]:
+    """(rank, seats) per group of tied seats, ranks as in sport ("1224"): a group's rank is one
+    more than the number of seats ranked before it, so three tied seconds are followed by a
+    fifth, not a third."""
+    ranks, before = [], 0
+    for seats in ranking:
+        seats = list(seats)
+        ranks.append((before + 1, seats))
+        before += len(seats)
+    return ranks
+
+
+def _game_started(n: dict, who: Callable[[object], str]) -> str:
     pile = n.get("pile", 0)
     return ngettext(
         "The game started: %(taxis)s taxis, %(waiting)s citizens waiting, "
@@ -51,49 +64,49 @@ def _game_started(n: dict) -> str:
     ) % {"taxis": len(n.get("seats", ())), "waiting": len(n.get("waiting", ())), "pile": pile}
 
 
-def _turn_started(n: dict) -> str:
+def _turn_started(n: dict, who: Callable[[object], str]) -> str:
     allowance = n.get("allowance", 0)
     return ngettext(
         "%(seat)s's turn begins: up to %(allowance)s step.",
         "%(seat)s's turn begins: up to %(allowance)s steps.",
         allowance,
-    ) % {"seat": seat_label(n["seat"]), "allowance": allowance}
+    ) % {"seat": who(n["seat"]), "allowance": allowance}
 
 
-def _taxi_moved(n: dict) -> str:
+def _taxi_moved(n: dict, who: Callable[[object], str]) -> str:
     return _("%(seat)s moved from %(from)s to %(to)s.") % {
-        "seat": seat_label(n["seat"]),
+        "seat": who(n["seat"]),
         "from": area_label(n["from"]),
         "to": area_label(n["to"]),
     }
 
 
-def _move_undone(n: dict) -> str:
+def _move_undone(n: dict, who: Callable[[object], str]) -> str:
     return _("%(seat)s took back the step to %(from)s and is back on %(to)s.") % {
-        "seat": seat_label(n["seat"]),
+        "seat": who(n["seat"]),
         "from": area_label(n["from"]),
         "to": area_label(n["to"]),
     }
 
 
-def _passenger_dropped_off(n: dict) -> str:
+def _passenger_dropped_off(n: dict, who: Callable[[object], str]) -> str:
     return _("%(seat)s dropped off a passenger from %(origin)s at %(area)s, fare %(fare)s.") % {
-        "seat": seat_label(n["seat"]),
+        "seat": who(n["seat"]),
         "origin": area_label(n["origin"]),
         "area": area_label(n.get("area", n.get("destination"))),
         "fare": n["fare"],
     }
 
 
-def _citizen_picked_up(n: dict) -> str:
+def _citizen_picked_up(n: dict, who: Callable[[object], str]) -> str:
     return _("%(seat)s picked up a citizen at %(area)s going to %(destination)s.") % {
-        "seat": seat_label(n["seat"]),
+        "seat": who(n["seat"]),
         "area": area_label(n.get("area", n.get("origin"))),
         "destination": area_label(n["destination"]),
     }
 
 
-def _citizen_added(n: dict) -> str:
+def _citizen_added(n: dict, who: Callable[[object], str]) -> str:
     pile = n.get("pile", 0)
     return ngettext(
         "A new citizen waits at %(origin)s to go to %(destination)s (%(pile)s card left).",
@@ -106,7 +119,7 @@ def _citizen_added(n: dict) -> str:
     }
 
 
-def _deadline_reached(n: dict) -> str:
+def _deadline_reached(n: dict, who: Callable[[object], str]) -> str:
     causes = {
         "pile": _("the draw pile is exhausted"),
         "waiting": _("at most 4 citizens are waiting"),
@@ -118,15 +131,15 @@ def _deadline_reached(n: dict) -> str:
     return _("Deadline %(number)s reached: %(cause)s.") % {"number": n["number"], "cause": cause}
 
 
-def _turn_passed(n: dict) -> str:
-    return _("%(seat)s is blocked and passes.") % {"seat": seat_label(n["seat"])}
+def _turn_passed(n: dict, who: Callable[[object], str]) -> str:
+    return _("%(seat)s is blocked and passes.") % {"seat": who(n["seat"])}
 
 
-def _turn_ended(n: dict) -> str:
-    return _("%(seat)s's turn ended.") % {"seat": seat_label(n["seat"])}
+def _turn_ended(n: dict, who: Callable[[object], str]) -> str:
+    return _("%(seat)s's turn ended.") % {"seat": who(n["seat"])}
 
 
-def _cards_discarded(n: dict) -> str:
+def _cards_discarded(n: dict, who: Callable[[object], str]) -> str:
     values = {"cards": _cards(n.get("cards", ())), "pile": n.get("pile", 0)}
     reason = n.get("reason")
     if reason == "three_players":
@@ -150,27 +163,27 @@ def _cards_discarded(n: dict) -> str:
     return text % values
 
 
-def _game_ended(n: dict) -> str:
+def _game_ended(n: dict, who: Callable[[object], str]) -> str:
     incomes = n.get("incomes", [])
     places = []
-    for rank, seats in enumerate(n.get("ranking", []), start=1):
+    for rank, seats in competition_ranks(n.get("ranking", [])):
         income = incomes[seats[0]] if seats and seats[0] < len(incomes) else "?"
         places.append(
             _("%(rank)s. %(seats)s (%(income)s)")
-            % {"rank": rank, "seats": _seats(seats), "income": income}
+            % {"rank": rank, "seats": _seats(seats, who), "income": income}
         )
     return _("The game ended. Ranking: %(ranking)s.") % {"ranking": "; ".join(places)}
 
 
-def _turn_timed_out(n: dict) -> str:
+def _turn_timed_out(n: dict, who: Callable[[object], str]) -> str:
     return _("%(seat)s ran out of time (%(count)s in a row); the autopilot plays the turn.") % {
-        "seat": seat_label(n["seat"]),
+        "seat": who(n["seat"]),
         "count": n.get("count", 1),
     }
 
 
-def _seat_zombified(n: dict) -> str:
-    seat = {"seat": seat_label(n["seat"])}
+def _seat_zombified(n: dict, who: Callable[[object], str]) -> str:
+    seat = {"seat": who(n["seat"])}
     reason = n.get("reason")
     if reason == "timeouts":
         return _("%(seat)s timed out 3 times in a row; the autopilot plays it from now on.") % seat
@@ -181,18 +194,18 @@ def _seat_zombified(n: dict) -> str:
     return _("The autopilot plays %(seat)s from now on.") % seat
 
 
-def _seat_restored(n: dict) -> str:
-    return _("%(seat)s is played by its player again.") % {"seat": seat_label(n["seat"])}
+def _seat_restored(n: dict, who: Callable[[object], str]) -> str:
+    return _("%(seat)s is played by its player again.") % {"seat": who(n["seat"])}
 
 
-def _game_aborted(n: dict) -> str:
+def _game_aborted(n: dict, who: Callable[[object], str]) -> str:
     reason = str(n.get("reason") or "").strip().rstrip(".")
     if not reason:
         return _("The game was aborted.")
     return _("The game was aborted: %(reason)s.") % {"reason": reason}
 
 
-SENTENCES: dict[str, Callable[[dict], str]] = {
+SENTENCES: dict[str, Callable[[dict, Callable[[object], str]], str]] = {
     "game_started": _game_started,
     "turn_started": _turn_started,
     "taxi_moved": _taxi_moved,
@@ -212,14 +225,25 @@ SENTENCES: dict[str, Callable[[dict], str]] = {
 }
 
 
-def describe(notification: dict) -> str:
-    """One English sentence (or its translation) for a notification. A type this module does
-    not know yet, or a notification missing a field, is shown as its JSON rather than raising:
-    a moderator must always be able to read the log."""
+def player_namer(names: Mapping[int, str] | None) -> Callable[[object], str]:
+    """A seat as its player's name when known, else as "Seat N"."""
+
+    def who(seat) -> str:
+        name = (names or {}).get(seat)
+        return str(name) if name else seat_label(seat)
+
+    return who
+
+
+def describe(notification: dict, names: Mapping[int, str] | None = None) -> str:
+    """One English sentence (or its translation) for a notification, naming players by
+    `names` (seat → display name) where given. A type this module does not know yet, or a
+    notification missing a field, is shown as its JSON rather than raising: a moderator must
+    always be able to read the log."""
     sentence = SENTENCES.get(notification.get("type")) if isinstance(notification, dict) else None
     if sentence is not None:
         try:
-            return sentence(notification)
+            return sentence(notification, player_namer(names))
         except (KeyError, TypeError, IndexError):
             pass
     return _("Unrecognised notification: %(json)s") % {

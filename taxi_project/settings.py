@@ -70,6 +70,8 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
+    # a strict Content-Security-Policy on every HTML page (no inline script): taxi_project/csp.py
+    "taxi_project.csp.ContentSecurityPolicyMiddleware",
     # static files, in DEBUG straight from the apps, else from STATIC_ROOT (collectstatic)
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",

@@ -136,7 +136,9 @@ def describe_page(page) -> str:
 
 def wait_live(page) -> None:
     try:
-        page.wait_for_function("document.getElementById('connection').dataset.state === 'live'")
+        page.wait_for_function(
+            "() => document.getElementById('connection').dataset.state === 'live'"
+        )
     except sync_api.TimeoutError as error:
         raise AssertionError(f"{describe_page(page)} never got live") from error
 
@@ -275,8 +277,9 @@ def log_lines(page) -> list[str]:
 
 
 def server_sentences(page, game_id: int) -> list[str]:
-    """The game's whole log, read through the API by the page, in games/wording.py's words."""
-    entries = page.evaluate(
+    """The game's whole log, read through the API by the page, in games/wording.py's words,
+    players named as the game's summary names them."""
+    entries, seats = page.evaluate(
         """async (id) => {
             const entries = [];
             let after = -1;
@@ -284,14 +287,17 @@ def server_sentences(page, game_id: int) -> list[str]:
                 const query = after < 0 ? 'limit=500' : `after=${after}&limit=500`;
                 const page = await (await fetch(`/api/v1/games/${id}/log?${query}`)).json();
                 entries.push(...page.entries);
-                if (page.next_after === null) return entries;
+                if (page.next_after === null) break;
                 after = page.next_after;
             }
+            const summary = await (await fetch(`/api/v1/games/${id}`)).json();
+            return [entries, summary.seats];
         }""",
         game_id,
     )
     assert [e["seq"] for e in entries] == list(range(len(entries)))
-    return [describe(n) for entry in entries for n in entry["notifications"]]
+    names = {s["seat"]: s["user"]["display_name"] for s in seats if s["seat"] is not None}
+    return [describe(n, names) for entry in entries for n in entry["notifications"]]
 
 
 # ---------------------------------------------------------------------------------- the test
@@ -314,11 +320,13 @@ def test_two_players_play_a_whole_game_in_browsers(server, browser):
     desk = new_page(browser, DESKTOP, errors)
     phone = new_page(browser, PHONE, errors)
 
-    # anonymous visitors go to the login page, which passes axe
-    desk.goto(base + "/")
-    desk.wait_for_url(re.compile(r"/login\?next=%2F$"))
+    # anonymous visitors land on a page about the game, which passes axe, as the login does
+    desk.goto(base + "/login")
     assert accessibility_violations(desk) == []
-    desk.click("text=Sign up")
+    desk.goto(base + "/")
+    desk.wait_for_selector("#landing-signup")
+    assert accessibility_violations(desk) == []
+    desk.click("#landing-signup")
     desk.wait_for_url(re.compile(r"/signup"))
     assert accessibility_violations(desk) == []
     desk.fill("#id_username", ana)
@@ -338,12 +346,15 @@ def test_two_players_play_a_whole_game_in_browsers(server, browser):
     desk.keyboard.press("Enter")
     desk.wait_for_url(base + "/")
     assert "Signed in as Ana" in desk.inner_text(".site-header")
+    # this test plays move by move: the step-by-step mode (the planned turn has its own test)
+    desk.evaluate("localStorage.setItem('bahama-taxi:turn-mode', 'steps')")
 
     phone.goto(base + "/signup")
     phone.fill("#id_username", bob)
     phone.fill("#id_password", password)
     phone.click("#auth-form button[type=submit]")
     phone.wait_for_url(base + "/")
+    phone.evaluate("localStorage.setItem('bahama-taxi:turn-mode', 'steps')")
     phone.wait_for_timeout(300)  # the lobby's socket is open: the new table will show live
     shot(phone, "lobby-phone")
 
@@ -417,7 +428,7 @@ def test_two_players_play_a_whole_game_in_browsers(server, browser):
     driver.play(until=lambda index, state: driver.actions >= 30 and index == 0)
     phone.context.set_offline(True)
     phone.wait_for_function(
-        "document.getElementById('connection').dataset.state === 'reconnecting'"
+        "() => document.getElementById('connection').dataset.state === 'reconnecting'"
     )
     assert "Reconnecting" in phone.inner_text("#connection")
     offline_seq = seq(phone)
@@ -449,7 +460,9 @@ def test_two_players_play_a_whole_game_in_browsers(server, browser):
     driver.play()
     mark("game ended")
     for page in (desk, phone):
-        page.wait_for_function("document.getElementById('game').dataset.status === 'finished'")
+        page.wait_for_function(
+            "() => document.getElementById('game').dataset.status === 'finished'"
+        )
         page.wait_for_selector("#result:not([hidden]) #ranking li")
         page.wait_for_selector("#seed-verdict:not(:empty)")
         assert "matches the commitment" in page.inner_text("#seed-verdict")
@@ -457,6 +470,10 @@ def test_two_players_play_a_whole_game_in_browsers(server, browser):
     assert desk.locator("#log-lines li[data-type=game_ended]").count() == 1
     assert log_lines(desk) == log_lines(phone) == server_sentences(desk, game_id)
     assert desk.locator("#ranking li").count() == 2
+    # the Turn card has no turn to tell of any more: no allowance, steps or undos
+    for fact in ("allowance", "steps-left", "undos-left"):
+        assert desk.locator(f"[data-fact={fact}]").count() == 0
+    assert desk.locator("[data-fact=pile]").count() == 1
     assert accessibility_violations(desk) == []
     shot(desk, "end")
     shot(phone, "end-phone")
@@ -538,3 +555,16 @@ def test_the_page_words_every_notification_as_the_server_does(server, browser):
         NOTIFICATIONS,
     )
     assert sentences == [describe(n) for n in NOTIFICATIONS]
+    # with players' names, and places tied as in sport (1, 2, 2, 2, 5)
+    names = {0: "Ana", 1: "Bob", 2: "Cy", 3: "Dee", 4: "Eve", 5: "Flo", 6: "Gus"}
+    tied = {"type": "game_ended", "incomes": [9, 5, 5, 5, 1], "ranking": [[0], [1, 2, 3], [4]]}
+    named = page.evaluate(
+        """async ([notifications, names]) => {
+            const { describe } = await import('/static/web/wording.js');
+            const map = new Map(Object.entries(names).map(([k, v]) => [Number(k), v]));
+            return notifications.map((n) => describe(n, map));
+        }""",
+        [[*NOTIFICATIONS, tied], names],
+    )
+    assert named == [describe(n, names) for n in [*NOTIFICATIONS, tied]]
+    assert named[-1] == "The game ended. Ranking: 1. Ana (9); 2. Bob, Cy, Dee (5); 5. Eve (1)."

@@ -14,6 +14,7 @@ from django.conf import settings
 from django.contrib.staticfiles import finders
 from django.test import Client
 from django.urls import reverse
+from django.utils import translation
 
 from games.web import RULES_LANGUAGES, rules_language
 from tests.players import start_game
@@ -228,7 +229,12 @@ def test_the_board_picture_and_its_attribution_in_every_language(client, db, lan
     assert len(board["alt"]) > 80  # it describes the board, in this language
     assert board["width"] == board["height"] == "1000"
     caption = html.split('<figcaption id="board-caption">', 1)[1].split("</figcaption>", 1)[0]
-    assert ATTRIBUTION in caption
+    # the credit line in the page's language (issue 21), with the author and the licence
+    with translation.override(language):
+        credit = translation.gettext("Bahama Taxi board by Bartosz Sułkowski")
+    assert f"{credit}, CC BY 4.0" in caption
+    assert "Bartosz Sułkowski" in credit or "Bartosza Sułkowskiego" in credit
+    assert (credit == ATTRIBUTION.removesuffix(", CC BY 4.0")) == (language == "en")
     assert f'<a href="{LICENSE_URL}" rel="license">' in caption
     assert "github.com/bsulkowski/bahama-taxi" in caption  # the source, and that it was changed
 

@@ -6,8 +6,15 @@
 import { areaLabel, format, gettext, ngettext, seatLabel } from "./wording.js";
 
 const SVG = "http://www.w3.org/2000/svg";
+// Citizens' tags sit inside their area's disc, under its label, one row each (two a row
+// beyond two): a tag never covers another area (games/board_layout.py leaves a gap between
+// discs wider than what a tag's corner may overhang).
+// Every corner stays within the area's radius + 10 of its centre, and board_layout.py keeps
+// 10 between discs, so no corner reaches another disc.
 const TAG_WIDTH = 40;
-const TAG_HEIGHT = 20;
+const TAG_HEIGHT = 16;
+const NARROW_TAG_WIDTH = 28; // three or four citizens on one area: two smaller tags a row
+const NARROW_TAG_HEIGHT = 13;
 
 function el(name, attributes = {}, parent = null) {
   const node = document.createElementNS(SVG, name);
@@ -58,6 +65,8 @@ export function createBoard(svg, board, { colours, onStep = null, onCitizen = nu
   const layer = (name) => el("g", { class: name }, svg);
   const roads = layer("roads");
   const trail = layer("trail");
+  const recentLayer = layer("recent");
+  const planLayer = layer("plan");
   const areaLayer = layer("areas");
   const marks = layer("marks");
   const arrows = layer("arrows");
@@ -71,9 +80,9 @@ export function createBoard(svg, board, { colours, onStep = null, onCitizen = nu
   }
   for (const area of board.areas) {
     const colour = board.suit_colours[area.suit];
-    const g = el("g", { class: "area", "data-area": area.id }, areaLayer);
-    el("circle", { class: "focus-ring", cx: area.x, cy: area.y, r: round(area.r + 13) }, g);
-    el("circle", { class: "legal-ring", cx: area.x, cy: area.y, r: round(area.r + 8) }, g);
+    const g = el("g", { class: "area", "data-area": area.id, "data-suit": area.suit }, areaLayer);
+    el("circle", { class: "focus-ring", cx: area.x, cy: area.y, r: round(area.r + 7) }, g);
+    el("circle", { class: "legal-ring", cx: area.x, cy: area.y, r: round(area.r + 4) }, g);
     el("circle", {
       class: "area-disc",
       cx: area.x,
@@ -84,11 +93,11 @@ export function createBoard(svg, board, { colours, onStep = null, onCitizen = nu
     }, g);
     const label = el("text", {
       x: area.x,
-      y: area.y,
-      dy: -2,
+      y: round(area.y - area.r * 0.3),
+      dy: 0,
       "text-anchor": "middle",
       "dominant-baseline": "middle",
-      "font-size": area.rank === "A" ? 17 : 22,
+      "font-size": area.rank === "A" ? 18 : 21,
       fill: colour,
     }, g);
     label.textContent = areaLabel(area.id);
@@ -183,9 +192,14 @@ export function createBoard(svg, board, { colours, onStep = null, onCitizen = nu
     }
     for (const [origin, group] of byArea) {
       const area = areas[origin];
+      const perRow = group.length > 2 ? 2 : 1;
+      const width = perRow === 1 ? TAG_WIDTH : NARROW_TAG_WIDTH;
+      const height = perRow === 1 ? TAG_HEIGHT : NARROW_TAG_HEIGHT;
       group.forEach((citizen, index) => {
-        const x = area.x + (index - (group.length - 1) / 2) * (TAG_WIDTH + 2);
-        const y = area.y + area.r - 8;
+        const row = Math.floor(index / perRow);
+        const column = index % perRow;
+        const x = area.x + (perRow === 1 ? 0 : (column - 0.5) * (width + 1));
+        const y = area.y + 2 + height / 2 + row * (height + 1);
         const fare = fareOf(distances, citizen);
         const g = el("g", {
           class: "citizen",
@@ -194,10 +208,10 @@ export function createBoard(svg, board, { colours, onStep = null, onCitizen = nu
         }, citizens);
         titled(g, citizenSentence(citizen, fare));
         el("rect", {
-          x: round(x - TAG_WIDTH / 2), y: round(y - TAG_HEIGHT / 2), width: TAG_WIDTH,
-          height: TAG_HEIGHT, rx: 3,
+          x: round(x - width / 2), y: round(y - height / 2), width, height, rx: 3,
         }, g);
-        const text = el("text", { x: round(x), y: round(y + 5.5), "text-anchor": "middle", "font-size": 15, "font-weight": "bold" }, g);
+        const size = perRow === 1 ? 14 : 11;
+        const text = el("text", { x: round(x), y: round(y + size * 0.36), "text-anchor": "middle", "font-size": size, "font-weight": "bold" }, g);
         text.textContent = areaLabel(citizen.destination);
         const show = () => {
           areaNodes[citizen.destination]?.classList.add("destination");
@@ -229,7 +243,52 @@ export function createBoard(svg, board, { colours, onStep = null, onCitizen = nu
       const y = round(area.y - area.r * 0.78);
       const g = el("g", { class: "mark", "data-area": passenger.destination }, marks);
       titled(g, format(gettext("A passenger of yours goes to %(area)s"), { area: areaLabel(passenger.destination) }));
+      // a ring around the area itself: it cannot be read as the neighbour's, nor hide under a tag
+      el("circle", { class: "destination-ring", cx: area.x, cy: area.y, r: round(area.r + 3), fill: "none", stroke: fill, "stroke-width": 6, "stroke-dasharray": "6 5" }, g);
       el("rect", { x: x - 10, y: y - 10, width: 20, height: 20, transform: `rotate(45 ${x} ${y})`, fill, stroke: "#000", "stroke-width": 1.5 }, g);
+    }
+  }
+
+  function drawPlan(plan) {
+    planLayer.replaceChildren();
+    if (!plan || !plan.steps.length) return;
+    const route = [plan.from, ...plan.steps].map((id) => areas[id]);
+    el("polyline", { points: route.map((a) => `${a.x},${a.y}`).join(" ") }, planLayer);
+    route.slice(1).forEach((area, index) => {
+      const g = el("g", { class: "plan-stop", "data-area": plan.steps[index] }, planLayer);
+      el("circle", { cx: area.x, cy: round(area.y - area.r - 6), r: 13 }, g);
+      el("text", { x: area.x, y: round(area.y - area.r - 6), dy: 1, "text-anchor": "middle", "dominant-baseline": "middle", "font-size": 16, "font-weight": "bold" }, g).textContent = String(index + 1);
+    });
+  }
+
+  let recentKey = "";
+  /** Other players' latest turns: their moves as arrows, fares and pickups as badges. Drawn
+   *  again only when they change, so the fading (CSS) runs once per new move. */
+  function drawRecent(notes) {
+    const key = JSON.stringify(notes || []);
+    if (key === recentKey) return;
+    recentKey = key;
+    recentLayer.replaceChildren();
+    for (const note of notes || []) {
+      const { fill } = colourOf(note.seat ?? 0);
+      if (note.type === "taxi_moved") {
+        const [start, end] = [areas[note.from], areas[note.to]];
+        if (!start || !end) continue;
+        const g = el("g", { class: "recent-move", "data-seat": note.seat, "data-to": note.to }, recentLayer);
+        el("line", { x1: start.x, y1: start.y, x2: end.x, y2: end.y, stroke: fill }, g);
+      } else if (note.type === "passenger_dropped_off" || note.type === "citizen_picked_up") {
+        const area = areas[note.area ?? note.destination ?? note.origin];
+        if (!area) continue;
+        const dropped = note.type === "passenger_dropped_off";
+        const g = el("g", { class: `recent-${dropped ? "fare" : "pickup"}`, "data-seat": note.seat }, recentLayer);
+        const x = round(area.x + (dropped ? area.r : -area.r));
+        const y = round(area.y + area.r);
+        el("rect", { x: x - 22, y: y - 12, width: 44, height: 24, rx: 12, fill, stroke: "#000", "stroke-width": 1.5 }, g);
+        el("text", { x, y, dy: 1, "text-anchor": "middle", "dominant-baseline": "middle", "font-size": 15, "font-weight": "bold", fill: colourOf(note.seat).ink }, g).textContent = dropped ? `+${note.fare}` : `↑${areaLabel(note.destination)}`;
+        titled(g, dropped
+          ? format(gettext("%(seat)s dropped off a passenger here: fare %(fare)s"), { seat: seatLabel(note.seat), fare: note.fare })
+          : format(gettext("%(seat)s picked up a citizen here going to %(destination)s"), { seat: seatLabel(note.seat), destination: areaLabel(note.destination) }));
+      }
     }
   }
 
@@ -263,9 +322,13 @@ export function createBoard(svg, board, { colours, onStep = null, onCitizen = nu
 
   return {
     distances,
-    /** Draw `view` (an engine public/player view). `steps`: the step actions to offer. */
-    render(view, { you = null, steps = [], notifications = null } = {}) {
+    /** Draw `view` (an engine public/player view). `steps`: the step actions to offer;
+     *  `plan`: a route being planned ({from, steps}); `recent`: other players' latest moves;
+     *  `notifications`: this step's moves as arrows (the replay). */
+    render(view, { you = null, steps = [], notifications = null, plan = null, recent = null } = {}) {
       drawTrail(view);
+      drawRecent(recent);
+      drawPlan(plan);
       drawMarks(view, you);
       drawTaxis(view);
       drawCitizens(view);

@@ -8,7 +8,9 @@
 // a line. The page holds no rules: what may be done is the view's `legal_actions`.
 import { api, newKey, socketUrl } from "./api.js";
 import { citizenSentence, createBoard, fareOf, renderLegend } from "./board.js";
-import { areaLabel, describe, format, gettext, ngettext, seatLabel } from "./wording.js";
+import { setUpBoardView } from "./board-view.js";
+import { drawMayOffer, newPlan, nextSteps, preview, roads, stepsLeft, turnAction, turnChain } from "./plan.js";
+import { areaLabel, competitionRanks, describe, format, gettext, ngettext, seatLabel } from "./wording.js";
 
 const $ = (id) => document.getElementById(id);
 const data = JSON.parse($("game-data").textContent);
@@ -19,6 +21,7 @@ const BACKOFF_MAX_MS = 15000;
 const PING_EVERY_MS = 25000;
 const PONG_WITHIN_MS = 10000;
 const MOVE_ANSWER_WITHIN_MS = 15000;
+const MODE_KEY = "bahama-taxi:turn-mode";
 
 const state = {
   seq: -1, // the last log entry we hold (the game's version as we know it)
@@ -38,17 +41,42 @@ const state = {
   lastFrameAt: 0,
   pingTimer: null,
   lobbySocket: null,
+  pickedThisTurn: 0, // citizens picked up since the turn began: "no one" or "no one more"
+  // "plan": the route is drawn on the board and sent once; "steps": one move per step
+  mode: readMode(),
+  plan: null, // {seq, steps, pickups}: the turn being planned, against log entry `seq`
+  lastTurn: new Map(), // seat → the notifications of its latest turn, drawn as a trail
+  queue: [], // the rest of a planned turn sent move by move (a draw may offer a choice)
 };
+
+function readMode() {
+  try {
+    return localStorage.getItem(MODE_KEY) === "steps" ? "steps" : "plan";
+  } catch {
+    return "plan";
+  }
+}
 
 const game = $("game");
 const logLines = $("log-lines");
 const logBox = $("log");
+const near = roads(boardData);
 const board = createBoard($("board"), boardData, {
   colours: data.colours,
-  onStep: (action) => sendMove(action),
+  onStep: (action) => (planning() ? planStep(action.to) : sendMove(action)),
   onCitizen: (citizen, fare) => {
     $("board-info").textContent = citizenSentence(citizen, fare);
   },
+});
+
+setUpBoardView({
+  frame: $("board-frame"),
+  svg: $("board"),
+  zoomIn: $("zoom-in"),
+  zoomOut: $("zoom-out"),
+  zoomReset: $("zoom-reset"),
+  fourColours: $("four-colours"),
+  twoColours: boardData.suit_colours,
 });
 
 // ------------------------------------------------------------------------------ the socket
@@ -168,7 +196,7 @@ function handle(frame) {
     case "move_accepted":
       if (state.pending && state.pending.ref === frame.ref) {
         state.pending.seq = frame.seq;
-        if (state.seq >= frame.seq) clearPending();
+        if (state.seq >= frame.seq) moveDone();
       }
       break;
     case "chat":
@@ -192,6 +220,14 @@ function entry(frame) {
     return;
   }
   appendLog(frame.seq, frame.notifications);
+  for (const n of frame.notifications) {
+    if (n.type === "turn_started") {
+      state.pickedThisTurn = 0;
+      state.lastTurn.set(n.seat, []);
+    }
+    if (n.type === "citizen_picked_up") state.pickedThisTurn += 1;
+    if (Number.isInteger(n.seat) && n.type !== "turn_started") state.lastTurn.get(n.seat)?.push(n);
+  }
   state.seq = frame.seq;
   game.dataset.seq = String(frame.seq);
   if (frame.clock) {
@@ -206,7 +242,7 @@ function entry(frame) {
     state.view = frame.view;
     state.status = frame.view.status;
   }
-  if (state.pending && state.pending.seq !== undefined && state.seq >= state.pending.seq) clearPending();
+  if (state.pending && state.pending.seq !== undefined && state.seq >= state.pending.seq) moveDone();
   if (state.synced) afterUpdate();
 }
 
@@ -239,6 +275,7 @@ function refused(frame) {
   const error = $("action-error");
   if (state.pending && frame.ref === state.pending.ref) {
     clearPending();
+    state.queue = []; // the rest of a planned chain is dropped: the player decides again
     if (frame.code === "stale_version") {
       error.textContent = gettext("The game moved on before your move arrived; here it is now.");
       requestSync();
@@ -264,10 +301,12 @@ async function refreshSummary() {
     // The seed as the summary's string: the view's JSON number has 128 bits, more than a
     // JavaScript number holds exactly.
     if (summary.seed) state.seed = summary.seed;
+    const known = state.names.size;
     for (const seat of summary.seats) {
       if (seat.seat !== null) state.names.set(seat.seat, seat.user.display_name);
     }
-    data.seats = summary.seats.map((s) => ({ seat: s.seat, join_order: s.join_order, name: s.user.display_name }));
+    if (state.names.size !== known) renameLog();
+    data.seats = summary.seats.map((s) => ({ seat: s.seat, join_order: s.join_order, name: s.user.display_name, user: s.user.id }));
     if (state.view === null) state.status = summary.status;
     render();
   } catch {
@@ -288,6 +327,10 @@ function legal() {
 
 function sendMove(action) {
   if (!state.synced || state.pending || !legal().includes(action)) return;
+  submit(action);
+}
+
+function submit(action) {
   const ref = `m${++state.refs}`;
   const move = { type: "move", action, version: state.seq, idempotency_key: newKey(), ref };
   if (!send(move)) return;
@@ -302,9 +345,198 @@ function sendMove(action) {
   render();
 }
 
+/** A move of ours is in the log: send the next one of a planned chain, if any. */
+function moveDone() {
+  clearPending();
+  const next = state.queue.shift();
+  if (next && myTurn()) submit(next);
+  else state.queue = [];
+}
+
 function clearPending() {
   if (state.pending) clearTimeout(state.pending.timer);
   state.pending = null;
+}
+
+// ------------------------------------------------------------------------------ planning
+
+function planning() {
+  return state.mode === "plan" && legal().some((a) => a.type === "step" || a.type === "stop");
+}
+
+function currentPlan() {
+  if (!state.plan || state.plan.seq !== state.seq) state.plan = newPlan(state.seq);
+  return state.plan;
+}
+
+function planStep(to) {
+  const plan = currentPlan();
+  if (!nextSteps(state.view, plan, near).includes(to)) return;
+  plan.steps.push(to);
+  plan.pickups = [];
+  $("action-error").textContent = "";
+  render();
+  announceRoute(plan);
+}
+
+/** Screen readers hear the route as it grows (the actions box is redrawn, so it cannot). */
+function announceRoute(plan) {
+  const left = stepsLeft(state.view, plan);
+  const route = [state.view.seats[state.view.you].area, ...plan.steps].map(areaLabel).join(" → ");
+  $("board-info").textContent = plan.steps.length
+    ? format(ngettext("Route: %(route)s (%(count)s step left).", "Route: %(route)s (%(count)s steps left).", left), { route, count: left })
+    : "";
+}
+
+function planUndo() {
+  const plan = currentPlan();
+  plan.steps.pop();
+  plan.pickups = [];
+  render();
+  announceRoute(plan);
+}
+
+function confirmTurn() {
+  const plan = currentPlan();
+  if (!plan.steps.length || state.pending) return;
+  const outcome = preview(state.view, plan, board.distances);
+  if (!drawMayOffer(state.view, plan, outcome)) {
+    submit(turnAction(plan)); // one request: the whole turn, all or nothing
+    return;
+  }
+  // A pickup draws a replacement citizen (T6), who may appear right here: the turn is sent
+  // move by move, so that the page can ask about that citizen when the draw reveals them.
+  const [first, ...rest] = turnChain(plan);
+  state.queue = rest;
+  submit(first);
+}
+
+function setMode(mode) {
+  state.mode = mode;
+  try {
+    localStorage.setItem(MODE_KEY, mode);
+  } catch {
+    // private windows may refuse; the choice then lasts as long as the page
+  }
+  render();
+  $("mode-button")?.focus();
+}
+
+function modeButton() {
+  const b = document.createElement("button");
+  b.type = "button";
+  b.id = "mode-button";
+  b.className = "link-button";
+  b.dataset.mode = state.mode;
+  b.textContent = state.mode === "plan" ? gettext("Play step by step instead") : gettext("Plan the whole turn instead");
+  b.addEventListener("click", () => setMode(state.mode === "plan" ? "steps" : "plan"));
+  return b;
+}
+
+function renderPlan(box) {
+  const view = state.view;
+  const plan = currentPlan();
+  const me = view.seats[view.you];
+  const left = stepsLeft(view, plan);
+  const route = [me.area, ...plan.steps].map(areaLabel).join(" → ");
+  const summary = document.createElement("p");
+  summary.id = "plan-route";
+  summary.dataset.steps = plan.steps.join(" ");
+  summary.textContent = plan.steps.length
+    ? format(ngettext("Route: %(route)s (%(count)s step left).", "Route: %(route)s (%(count)s steps left).", left), { route, count: left })
+    : gettext("Choose the areas of your route on the board, then confirm the turn.");
+  box.appendChild(summary);
+
+  const row = document.createElement("div");
+  row.className = "button-row plan-confirm";
+  const confirm = document.createElement("button");
+  confirm.type = "button";
+  confirm.id = "confirm-turn";
+  confirm.className = "primary";
+  confirm.textContent = gettext("Confirm turn");
+  confirm.disabled = !plan.steps.length || Boolean(state.pending);
+  confirm.addEventListener("click", confirmTurn);
+  const back = document.createElement("button");
+  back.type = "button";
+  back.id = "plan-undo";
+  back.className = "secondary";
+  back.textContent = gettext("Take back the last planned step");
+  back.disabled = !plan.steps.length;
+  back.addEventListener("click", planUndo);
+  row.append(confirm, back);
+  box.appendChild(row);
+
+  const next = nextSteps(view, plan, near);
+  if (next.length) {
+    const row = document.createElement("div");
+    row.className = "button-row steps";
+    for (const to of next) {
+      const b = document.createElement("button");
+      b.type = "button";
+      b.className = "step";
+      b.dataset.type = "plan-step";
+      b.dataset.to = to;
+      b.textContent = format(gettext("Via %(area)s"), { area: areaLabel(to) });
+      b.addEventListener("click", () => planStep(to));
+      row.appendChild(b);
+    }
+    box.appendChild(row);
+  }
+
+  if (plan.steps.length) {
+    const outcome = preview(view, plan, board.distances);
+    const list = document.createElement("ul");
+    list.id = "plan-preview";
+    for (const p of outcome.dropped) {
+      const li = document.createElement("li");
+      li.dataset.kind = "drop";
+      li.textContent = format(gettext("Drop off the passenger from %(origin)s: fare %(fare)s"), { origin: areaLabel(p.origin), fare: p.fare });
+      list.appendChild(li);
+    }
+    if (!outcome.dropped.length) {
+      list.appendChild(Object.assign(document.createElement("li"), { textContent: format(gettext("No passenger of yours gets off at %(area)s."), { area: areaLabel(outcome.end) }) }));
+    }
+    box.appendChild(list);
+    if (outcome.waiting.length && outcome.room) {
+      const set = document.createElement("fieldset");
+      set.className = "field plan-pickups";
+      const legend = document.createElement("legend");
+      legend.textContent = format(gettext("Pick up at %(area)s (room for %(count)s):"), { area: areaLabel(outcome.end), count: outcome.room });
+      set.appendChild(legend);
+      outcome.waiting.forEach((citizen, index) => {
+        const id = `plan-pickup-${index}`;
+        const label = document.createElement("label");
+        label.className = "choice";
+        label.htmlFor = id;
+        const tick = document.createElement("input");
+        tick.type = "checkbox";
+        tick.id = id;
+        tick.dataset.destination = citizen.destination;
+        const chosen = plan.pickups.filter((d) => d === citizen.destination).length;
+        const earlier = outcome.waiting.slice(0, index).filter((c) => c.destination === citizen.destination).length;
+        tick.checked = chosen > earlier;
+        tick.disabled = !tick.checked && plan.pickups.length >= outcome.room;
+        tick.addEventListener("change", () => {
+          if (tick.checked) plan.pickups.push(citizen.destination);
+          else plan.pickups.splice(plan.pickups.lastIndexOf(citizen.destination), 1);
+          render();
+          $(id)?.focus();
+        });
+        label.append(tick, format(gettext("to %(destination)s (fare %(fare)s)"), { destination: areaLabel(citizen.destination), fare: fareOf(board.distances, citizen) }));
+        set.appendChild(label);
+      });
+      box.appendChild(set);
+    }
+    if (drawMayOffer(view, plan, outcome)) {
+      const note = document.createElement("p");
+      note.id = "plan-draw-note";
+      note.className = "quiet";
+      note.textContent = gettext("Each pickup draws a new citizen, who may appear right here: if one does, you will be asked whether to take them too.");
+      box.appendChild(note);
+    }
+  }
+
+  return next;
 }
 
 function actionLabel(action) {
@@ -325,7 +557,9 @@ function actionLabel(action) {
       });
     }
     case "decline":
-      return gettext("Pick up no one more: end the turn");
+      return state.pickedThisTurn
+        ? gettext("Pick up no one more: end the turn")
+        : gettext("Pick up no one: end the turn");
     case "pass":
       return gettext("Pass: the taxi is blocked");
     default:
@@ -337,19 +571,32 @@ function renderActions() {
   const box = $("actions");
   box.replaceChildren();
   const actions = legal();
+  const moving = actions.some((a) => a.type === "step" || a.type === "stop");
+  if (moving) box.appendChild(modeButton());
+  if (planning()) {
+    const plan = currentPlan();
+    const next = renderPlan(box);
+    // before the first planned step, what the view offers besides steps (a pre-movement
+    // pickup, a stop after steps already sent, a pass) stays a button of its own
+    const others = plan.steps.length ? [] : actions.filter((a) => a.type !== "step");
+    if (others.length) {
+      const row = document.createElement("div");
+      row.className = "button-row";
+      row.append(...others.map(actionButton));
+      box.appendChild(row);
+    }
+    box.setAttribute("aria-busy", state.pending ? "true" : "false");
+    board.render(state.view, {
+      you: state.view.you,
+      steps: next.map((to) => ({ type: "step", to })),
+      plan: { from: state.view.seats[state.view.you].area, steps: plan.steps },
+      recent: recentMoves(),
+    });
+    return;
+  }
   const steps = actions.filter((a) => a.type === "step");
   const others = actions.filter((a) => a.type !== "step");
-  const button = (action) => {
-    const b = document.createElement("button");
-    b.type = "button";
-    b.textContent = actionLabel(action);
-    b.dataset.type = action.type;
-    if (action.to) b.dataset.to = action.to;
-    if (action.destination) b.dataset.destination = action.destination;
-    b.className = action.type === "step" ? "step" : action.type === "undo" ? "secondary" : "primary";
-    b.addEventListener("click", () => sendMove(action));
-    return b;
-  };
+  const button = actionButton;
   if (steps.length) {
     const row = document.createElement("div");
     row.className = "button-row steps";
@@ -363,7 +610,25 @@ function renderActions() {
     box.appendChild(row);
   }
   box.setAttribute("aria-busy", state.pending ? "true" : "false");
-  board.render(state.view, { you: state.view.you, steps });
+  board.render(state.view, { you: state.view.you, steps, recent: recentMoves() });
+}
+
+function actionButton(action) {
+  const b = document.createElement("button");
+  b.type = "button";
+  b.textContent = actionLabel(action);
+  b.dataset.type = action.type;
+  if (action.to) b.dataset.to = action.to;
+  if (action.destination) b.dataset.destination = action.destination;
+  b.className = action.type === "step" ? "step" : action.type === "undo" ? "secondary" : "primary";
+  b.addEventListener("click", () => sendMove(action));
+  return b;
+}
+
+/** The latest turn of every other player, to draw as a fading trail: what they just did. */
+function recentMoves() {
+  const you = state.view ? state.view.you : null;
+  return [...state.lastTurn].filter(([seat]) => seat !== you).flatMap(([, notes]) => notes);
 }
 
 // ------------------------------------------------------------------------------ rendering
@@ -407,9 +672,12 @@ function renderFacts() {
     facts.append(dt, dd);
   };
   const deadlines = view.deadlines_reached;
-  add(gettext("Allowance this turn"), view.allowance, "allowance");
-  add(gettext("Steps left"), view.phase === "move" ? view.allowance - view.path.length : 0, "steps-left");
-  add(gettext("Undos left"), view.undos_left, "undos-left");
+  if (view.status === "playing") {
+    // a finished game has no turn: no allowance, steps or undos to show
+    add(gettext("Allowance this turn"), view.allowance, "allowance");
+    add(gettext("Steps left"), view.phase === "move" ? view.allowance - view.path.length : 0, "steps-left");
+    add(gettext("Undos left"), view.undos_left, "undos-left");
+  }
   add(gettext("Cards in the pile"), view.pile, "pile");
   add(gettext("Deadlines reached"), format(gettext("%(count)s of 2"), { count: deadlines }), "deadlines");
   add(gettext("Citizens waiting"), view.waiting.length, "waiting");
@@ -443,6 +711,13 @@ function renderSeats() {
     const who = [nameOf(seat.seat)];
     if (seat.seat === view.you) who.push(" ", hidden(gettext("(you)")), strong(gettext("you")));
     if (seat.zombie) who.push(" ", em(gettext("(autopilot)")));
+    const user = data.seats.find((s) => s.seat === seat.seat)?.user;
+    if (user !== undefined && user !== data.user.id) {
+      who.push(" ", reportButton(format(gettext("Report %(player)s"), { player: nameOf(seat.seat) }), {
+        reported_user: user,
+        what: format(gettext("You are reporting the player %(player)s."), { player: nameOf(seat.seat) }),
+      }));
+    }
     cell(who);
     cell(areaLabel(seat.area));
     const riders = document.createElement("ul");
@@ -505,10 +780,10 @@ async function renderResult() {
   const ranking = $("ranking");
   ranking.replaceChildren();
   if (view.result) {
-    view.result.ranking.forEach((group, index) => {
+    competitionRanks(view.result.ranking).forEach(([rank, group]) => {
       for (const seat of group) {
         const li = document.createElement("li");
-        li.value = index + 1;
+        li.value = rank;
         li.dataset.seat = String(seat);
         li.textContent = `${seatLabel(seat)} — ${nameOf(seat)}: ${view.result.incomes[seat]}`;
         ranking.appendChild(li);
@@ -560,6 +835,12 @@ function renderWaitingRoom() {
   leave.textContent = data.creator ? gettext("Cancel this table") : gettext("Leave this table");
 }
 
+function renderLeave() {
+  const view = state.view;
+  const mine = view && view.you !== null && view.seats[view.you];
+  $("leave-game").hidden = !(view && view.status === "playing" && mine && !mine.zombie);
+}
+
 function render() {
   document.body.classList.toggle("my-turn", myTurn());
   $("turn-status").textContent = turnText();
@@ -574,10 +855,13 @@ function render() {
   renderWaiting();
   renderLegend($("legend"), state.view.seats, data.colours, state.names);
   renderResult();
+  renderLeave();
   tick();
 }
 
 // ------------------------------------------------------------------------------ the log
+
+const logged = new WeakMap(); // log line → its notification, to name players once known
 
 function appendLog(seq, notifications) {
   const nearBottom = logBox.scrollHeight - logBox.scrollTop - logBox.clientHeight < 40;
@@ -586,7 +870,8 @@ function appendLog(seq, notifications) {
     const li = document.createElement("li");
     li.dataset.seq = String(seq);
     li.dataset.type = notification.type;
-    li.textContent = describe(notification);
+    li.textContent = describe(notification, state.names);
+    logged.set(li, notification);
     fragment.appendChild(li);
   }
   logLines.appendChild(fragment);
@@ -640,6 +925,12 @@ function chatItem(message) {
   when.dateTime = message.created_at;
   when.textContent = new Date(message.created_at).toLocaleTimeString([], { hour: "2-digit", minute: "2-digit" });
   li.append(when, " ", who, ": ", message.text);
+  if (message.author.id !== data.user.id) {
+    li.append(" ", reportButton(format(gettext("Report this message from %(player)s"), { player: message.author.display_name }), {
+      chat_message: message.id,
+      what: format(gettext("You are reporting this message from %(player)s: “%(text)s”"), { player: message.author.display_name, text: message.text }),
+    }));
+  }
   return li;
 }
 
@@ -684,6 +975,14 @@ $("leave-button").addEventListener("click", async () => {
   await tableAction(data.urls.leave);
 });
 
+/** The log in players' names: lines written before the seats were drawn said "Seat N". */
+function renameLog() {
+  for (const li of logLines.children) {
+    const notification = logged.get(li);
+    if (notification) li.textContent = describe(notification, state.names);
+  }
+}
+
 /** While the table fills up: who joined comes over the user's socket (public tables), with a
  *  slow poll beside it (invite-only tables are not announced). When the game starts, the game
  *  socket is opened anew: one opened on an open table takes the start for already sent and
@@ -707,7 +1006,7 @@ function followTable() {
 
 function tableChanged(table) {
   if (state.status !== "open") return;
-  data.seats = table.seats.map((s) => ({ seat: s.seat, join_order: s.join_order, name: s.user.display_name }));
+  data.seats = table.seats.map((s) => ({ seat: s.seat, join_order: s.join_order, name: s.user.display_name, user: s.user.id }));
   if (table.status !== "open") {
     state.status = table.status;
     clearInterval(state.tablePoll);
@@ -719,6 +1018,69 @@ function tableChanged(table) {
   }
   render();
 }
+
+// ------------------------------------------------------------------------------ resign, report
+
+$("resign-button").addEventListener("click", () => {
+  $("resign-error").textContent = "";
+  $("resign-dialog").showModal();
+  $("resign-cancel").focus(); // the safe choice first
+});
+$("resign-cancel").addEventListener("click", () => $("resign-dialog").close());
+$("resign-confirm").addEventListener("click", () => {
+  $("resign-dialog").close();
+  if (!state.synced || state.pending) {
+    $("resign-error").textContent = gettext("Not connected; try again in a moment.");
+    return;
+  }
+  submit({ type: "resign" });
+});
+
+let reporting = null; // the report's target: {reported_user} or {chat_message}
+
+function reportButton(label, target) {
+  const b = document.createElement("button");
+  b.type = "button";
+  b.className = "link-button report-button";
+  b.textContent = gettext("Report");
+  b.setAttribute("aria-label", label);
+  if (target.reported_user !== undefined) b.dataset.reportUser = String(target.reported_user);
+  if (target.chat_message !== undefined) b.dataset.reportMessage = String(target.chat_message);
+  b.addEventListener("click", () => {
+    reporting = target;
+    $("report-what").textContent = target.what;
+    $("report-reason").value = "";
+    $("report-error").textContent = "";
+    $("report-dialog").showModal();
+    $("report-reason").focus();
+  });
+  return b;
+}
+
+$("report-cancel").addEventListener("click", () => $("report-dialog").close());
+$("report-form").addEventListener("submit", async (event) => {
+  event.preventDefault();
+  const reason = $("report-reason").value.trim();
+  if (!reason) {
+    $("report-error").textContent = gettext("Say what happened, in a few words.");
+    $("report-reason").focus();
+    return;
+  }
+  const body = { reason };
+  if (reporting.reported_user !== undefined) body.reported_user = reporting.reported_user;
+  if (reporting.chat_message !== undefined) body.chat_message = reporting.chat_message;
+  $("report-send").disabled = true;
+  try {
+    await api(data.urls.reports, { method: "POST", body });
+    $("report-dialog").close();
+    $("report-done").textContent = gettext("Thank you: the moderators will look at your report.");
+    $("report-done").className = "notice";
+  } catch (failure) {
+    $("report-error").textContent = failure.message;
+  } finally {
+    $("report-send").disabled = false;
+  }
+});
 
 render();
 connect();

@@ -108,7 +108,10 @@ inviteForm.addEventListener("submit", async (event) => {
     await api(`/api/v1/tables/${id}/join`, { method: "POST", body: { invite_code: String(form.get("invite_code") || "").trim() } });
     window.location.assign(`/games/${id}`);
   } catch (failure) {
-    error.textContent = failure.message;
+    // A wrong code and a wrong number get one answer: which private tables exist is no one's
+    // business (the server answers 403 invite_required or 404, depending on its version).
+    const unknown = ["invite_required", "game_not_found", "not_found"].includes(failure.code);
+    error.textContent = unknown ? gettext("No open table has this number and invite code.") : failure.message;
   }
 });
 

@@ -39,12 +39,30 @@ function required(n, ...names) {
   }
 }
 
-const seats = (list) => list.map(seatLabel).join(", ");
+/** (rank, seats) per group of tied seats, as in sport: 1, 2, 2, 2, 5 (games/wording.py). */
+export function competitionRanks(ranking) {
+  let before = 0;
+  return ranking.map((group) => {
+    const rank = before + 1;
+    before += group.length;
+    return [rank, group];
+  });
+}
+
+/** A seat as its player's name when `names` (a Map or an object, seat → name) knows it. */
+export function playerNamer(names) {
+  return (seat) => {
+    const name = names instanceof Map ? names.get(seat) : names ? names[seat] : undefined;
+    return name ? String(name) : seatLabel(seat);
+  };
+}
+
+const seats = (list, who) => list.map(who).join(", ");
 const cards = (list) => list.map(areaLabel).join(", ");
 const len = (value) => (Array.isArray(value) ? value.length : 0);
 
 const SENTENCES = {
-  game_started(n) {
+  game_started(n, who) {
     const pile = n.pile ?? 0;
     return format(
       ngettext(
@@ -55,7 +73,7 @@ const SENTENCES = {
       { taxis: len(n.seats), waiting: len(n.waiting), pile },
     );
   },
-  turn_started(n) {
+  turn_started(n, who) {
     required(n, "seat");
     const allowance = n.allowance ?? 0;
     return format(
@@ -64,46 +82,46 @@ const SENTENCES = {
         "%(seat)s's turn begins: up to %(allowance)s steps.",
         allowance,
       ),
-      { seat: seatLabel(n.seat), allowance },
+      { seat: who(n.seat), allowance },
     );
   },
-  taxi_moved(n) {
+  taxi_moved(n, who) {
     required(n, "seat", "from", "to");
     return format(gettext("%(seat)s moved from %(from)s to %(to)s."), {
-      seat: seatLabel(n.seat),
+      seat: who(n.seat),
       from: areaLabel(n.from),
       to: areaLabel(n.to),
     });
   },
-  move_undone(n) {
+  move_undone(n, who) {
     required(n, "seat", "from", "to");
     return format(gettext("%(seat)s took back the step to %(from)s and is back on %(to)s."), {
-      seat: seatLabel(n.seat),
+      seat: who(n.seat),
       from: areaLabel(n.from),
       to: areaLabel(n.to),
     });
   },
-  passenger_dropped_off(n) {
+  passenger_dropped_off(n, who) {
     required(n, "seat", "origin", "fare");
     return format(
       gettext("%(seat)s dropped off a passenger from %(origin)s at %(area)s, fare %(fare)s."),
       {
-        seat: seatLabel(n.seat),
+        seat: who(n.seat),
         origin: areaLabel(n.origin),
         area: areaLabel(n.area ?? n.destination),
         fare: n.fare,
       },
     );
   },
-  citizen_picked_up(n) {
+  citizen_picked_up(n, who) {
     required(n, "seat", "destination");
     return format(gettext("%(seat)s picked up a citizen at %(area)s going to %(destination)s."), {
-      seat: seatLabel(n.seat),
+      seat: who(n.seat),
       area: areaLabel(n.area ?? n.origin),
       destination: areaLabel(n.destination),
     });
   },
-  citizen_added(n) {
+  citizen_added(n, who) {
     required(n, "origin", "destination");
     const pile = n.pile ?? 0;
     return format(
@@ -115,7 +133,7 @@ const SENTENCES = {
       { origin: areaLabel(n.origin), destination: areaLabel(n.destination), pile },
     );
   },
-  deadline_reached(n) {
+  deadline_reached(n, who) {
     required(n, "number");
     const causes = {
       pile: gettext("the draw pile is exhausted"),
@@ -126,15 +144,15 @@ const SENTENCES = {
     if (cause === null) return format(gettext("Deadline %(number)s reached."), { number: n.number });
     return format(gettext("Deadline %(number)s reached: %(cause)s."), { number: n.number, cause });
   },
-  turn_passed(n) {
+  turn_passed(n, who) {
     required(n, "seat");
-    return format(gettext("%(seat)s is blocked and passes."), { seat: seatLabel(n.seat) });
+    return format(gettext("%(seat)s is blocked and passes."), { seat: who(n.seat) });
   },
-  turn_ended(n) {
+  turn_ended(n, who) {
     required(n, "seat");
-    return format(gettext("%(seat)s's turn ended."), { seat: seatLabel(n.seat) });
+    return format(gettext("%(seat)s's turn ended."), { seat: who(n.seat) });
   },
-  cards_discarded(n) {
+  cards_discarded(n, who) {
     const values = { cards: cards(n.cards ?? []), pile: n.pile ?? 0 };
     let text;
     if (n.reason === "three_players") {
@@ -158,28 +176,28 @@ const SENTENCES = {
     }
     return format(text, values);
   },
-  game_ended(n) {
+  game_ended(n, who) {
     const incomes = n.incomes ?? [];
-    const places = (n.ranking ?? []).map((group, index) => {
+    const places = competitionRanks(n.ranking ?? []).map(([rank, group]) => {
       const income = group.length && group[0] < incomes.length ? incomes[group[0]] : "?";
       return format(gettext("%(rank)s. %(seats)s (%(income)s)"), {
-        rank: index + 1,
-        seats: seats(group),
+        rank,
+        seats: seats(group, who),
         income,
       });
     });
     return format(gettext("The game ended. Ranking: %(ranking)s."), { ranking: places.join("; ") });
   },
-  turn_timed_out(n) {
+  turn_timed_out(n, who) {
     required(n, "seat");
     return format(
       gettext("%(seat)s ran out of time (%(count)s in a row); the autopilot plays the turn."),
-      { seat: seatLabel(n.seat), count: n.count ?? 1 },
+      { seat: who(n.seat), count: n.count ?? 1 },
     );
   },
-  seat_zombified(n) {
+  seat_zombified(n, who) {
     required(n, "seat");
-    const seat = { seat: seatLabel(n.seat) };
+    const seat = { seat: who(n.seat) };
     if (n.reason === "timeouts") {
       return format(gettext("%(seat)s timed out 3 times in a row; the autopilot plays it from now on."), seat);
     }
@@ -189,11 +207,11 @@ const SENTENCES = {
     }
     return format(gettext("The autopilot plays %(seat)s from now on."), seat);
   },
-  seat_restored(n) {
+  seat_restored(n, who) {
     required(n, "seat");
-    return format(gettext("%(seat)s is played by its player again."), { seat: seatLabel(n.seat) });
+    return format(gettext("%(seat)s is played by its player again."), { seat: who(n.seat) });
   },
-  game_aborted(n) {
+  game_aborted(n, who) {
     const reason = String(n.reason ?? "").trim().replace(/\.+$/, "");
     if (!reason) return gettext("The game was aborted.");
     return format(gettext("The game was aborted: %(reason)s."), { reason });
@@ -210,15 +228,16 @@ function pythonJson(value) {
   return value === undefined ? "null" : JSON.stringify(value);
 }
 
-/** One sentence for a notification; an unknown one shows as its JSON, never throws. */
-export function describe(notification) {
+/** One sentence for a notification, naming players by `names` where given; an unknown one
+ *  shows as its JSON, never throws. */
+export function describe(notification, names = null) {
   const sentence =
     notification && typeof notification === "object" && Object.prototype.hasOwnProperty.call(SENTENCES, notification.type)
       ? SENTENCES[notification.type]
       : null;
   if (sentence !== null) {
     try {
-      return sentence(notification);
+      return sentence(notification, playerNamer(names));
     } catch {
       // fall through: shown as JSON, as the Python side does
     }
