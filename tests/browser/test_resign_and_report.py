@@ -11,7 +11,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
-from games.services import chat_post
+from games.services.chat import chat_post
 from tests.browser.conftest import log_in, needs_chromium, settle, watched_page
 from tests.players import Player, start_game
 
