@@ -265,12 +265,20 @@ class CeleryWorker:
             from celery import Celery
 
             self._probe = Celery("taxi-live-probe", broker=self.redis_url, set_as_current=False)
-            # the worker's keys start with its deployment's prefix (settings: REDIS_PREFIX)
-            prefix = self.env.get("REDIS_PREFIX")
-            if prefix:
-                options = {"global_keyprefix": f"{prefix}:celery:"}
-                self._probe.conf.broker_transport_options = options
+            # the worker's keys start with its deployment's prefix: ask its settings
+            self._probe.conf.broker_transport_options = {
+                "global_keyprefix": f"{self._settings_value('REDIS_PREFIX')}:celery:"
+            }
         return self._probe.control
+
+    def _settings_value(self, name: str) -> str:
+        """A setting as the worker's own environment makes it."""
+        code = f"from django.conf import settings; print(settings.{name})"
+        found = subprocess.run(
+            [sys.executable, "-c", code], env=self.env, cwd=ROOT, capture_output=True, text=True,
+            check=True,
+        )  # fmt: skip
+        return found.stdout.strip()
 
     def kill(self, sig: int = signal.SIGKILL, *, group: bool = True) -> None:
         """Send `sig` to the worker's group (worker, pool processes, beat), or only its main
