@@ -6,15 +6,21 @@ the typed payloads below (a `type` literal, as Zulip's event_types): the consume
 receives it is named by its type (`game.entry` → `GameConsumer.game_entry`).
 
 One push path: `channel_layer.group_send`, the layer's public API, from whichever thread the
-commit ran on (a request's, a consumer's database thread, a Celery worker's), through
-`async_to_sync`, the same code for Redis and the in-memory layer. Pushing is best effort: a
-failure is logged, never raised into a committed request; clients resync from their last seq.
+commit ran on (a request's, a consumer's database thread, a Celery worker's), the same code
+for Redis and the in-memory layer. In a server process `async_to_sync` hands it to the
+server's event loop. A process without one (a Celery worker) calls `use_own_loop()` at start:
+its pushes then go through one long-lived loop on a thread of its own, as `async_to_sync`
+would otherwise build a new loop, and channels_redis a new connection, for every push (6.2 ms
+of a timeout's 9 ms of worker CPU, BENCHMARKS.md). Pushing is best effort: a failure is
+logged, never raised into a committed request; clients resync from their last seq.
 """
 
 from __future__ import annotations
 
+import asyncio
 import json
 import logging
+import threading
 from typing import Literal, TypedDict
 
 from asgiref.sync import async_to_sync
@@ -100,9 +106,36 @@ Message = (
 )
 
 
+PUSH_TIMEOUT = 15  # seconds: as long as the Redis layer waits for a server that does not answer
+
+
+class _OwnLoop:
+    """An event loop running on a daemon thread of its own."""
+
+    def __init__(self):
+        self.loop = asyncio.new_event_loop()
+        threading.Thread(target=self.loop.run_forever, name="pushes", daemon=True).start()
+
+    def run(self, coroutine):
+        return asyncio.run_coroutine_threadsafe(coroutine, self.loop).result(PUSH_TIMEOUT)
+
+
+_own_loop: _OwnLoop | None = None
+
+
+def use_own_loop() -> None:
+    """This process has no event loop of its own to push from (a Celery worker's child)."""
+    global _own_loop
+    _own_loop = _OwnLoop()
+
+
 def _send(group: str, message: Message) -> None:
     try:
-        async_to_sync(get_channel_layer().group_send)(group, message)
+        layer = get_channel_layer()
+        if _own_loop is not None:
+            _own_loop.run(layer.group_send(group, message))
+        else:
+            async_to_sync(layer.group_send)(group, message)
     except Exception:  # committed already: clients catch up by resync
         log.exception("push to %s failed", group)
 

@@ -256,9 +256,13 @@ REDIS_URL = os.environ.get("REDIS_URL", "")
 # server would otherwise receive each other's pushes. By default it is derived from the
 # database, so that it cannot be forgotten: two deployments on one database are one.
 _db = DATABASES["default"]
-REDIS_PREFIX = os.environ.get("REDIS_PREFIX") or "bt-" + hashlib.sha256(
-    f"{_db['ENGINE']}|{_db.get('HOST', '')}|{_db.get('PORT', '')}|{_db['NAME']}".encode()
-).hexdigest()[:12]
+REDIS_PREFIX = (
+    os.environ.get("REDIS_PREFIX")
+    or "bt-"
+    + hashlib.sha256(
+        f"{_db['ENGINE']}|{_db.get('HOST', '')}|{_db.get('PORT', '')}|{_db['NAME']}".encode()
+    ).hexdigest()[:12]
+)
 
 if REDIS_URL:
     from redis.exceptions import ConnectionError as RedisConnectionError

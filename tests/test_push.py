@@ -31,15 +31,19 @@ IN_MEMORY = {"default": {"BACKEND": "channels.layers.InMemoryChannelLayer"}}
         ("memory", "request"),
         pytest.param("redis", "request", marks=pytest.mark.redis),
         pytest.param("redis", "worker", marks=pytest.mark.redis),
+        pytest.param("redis", "worker with its own loop", marks=pytest.mark.redis),
     ],
 )
 def test_pushes_from_a_thread_reach_the_layers_group_members_as_its_own_group_send(
-    layer_kind, caller, settings
+    layer_kind, caller, settings, monkeypatch
 ):
     from channels_redis.pubsub import RedisPubSubChannelLayer
 
     if layer_kind == "memory":
         settings.CHANNEL_LAYERS = IN_MEMORY
+    if caller == "worker with its own loop":  # as taxi_project/celery.py sets a worker up
+        monkeypatch.setattr(events, "_own_loop", None)
+        events.use_own_loop()
     layer = get_channel_layer()
     assert isinstance(layer, RedisPubSubChannelLayer) == (layer_kind == "redis")
     game_id, user_id = _game_id(), _game_id()
