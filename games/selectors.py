@@ -121,8 +121,8 @@ def game_detail(*, game: Game, user) -> dict:
 def legal_actions(*, game: Game, user) -> dict:
     seat = seat_of(game, user)
     actions: list[dict] = []
-    if game.status == Game.Status.PLAYING and seat is not None and seat == game.active_seat:
-        actions = [engine.encode_action(a) for a in state.state_for(game).legal_actions()]
+    if game.status == Game.Status.PLAYING and seat is not None:
+        actions = [engine.encode_action(a) for a in state.state_for(game).offered_actions(seat)]
     return {"version": game.version, "seat": seat, "actions": actions}
 
 

@@ -187,7 +187,9 @@ def test_a_move_answers_seq_version_notifications_and_my_view(make_player):
     by_seat = seat_players(game_id, players)
     legal = by_seat[0].get(f"/api/v1/games/{game_id}/actions").json()
     assert legal["seat"] == 0 and legal["version"] == 0 and legal["actions"]
-    assert by_seat[1].get(f"/api/v1/games/{game_id}/actions").json()["actions"] == []
+    # not seat 1's turn: only resign (K3), which a player may do at any time
+    waiting = by_seat[1].get(f"/api/v1/games/{game_id}/actions").json()["actions"]
+    assert waiting == [{"type": "resign", "seat": 1}]
     step = legal["actions"][0]
     response = by_seat[0].move(game_id, step, 0)
     body = response.json()
