@@ -118,7 +118,8 @@ def test_invite_only_tables(make_player):
     missing = eve.post("/api/v1/tables/999999999/join", {"invite_code": "guess"})
     # issue 20 item 9: a wrong code answers exactly as a missing table, so none can be probed
     assert refused.status_code == missing.status_code == 404
-    assert refused.json() == missing.json() == {"code": "game_not_found", "message": "No such game."}
+    not_found = {"code": "game_not_found", "message": "No such game."}
+    assert refused.json() == missing.json() == not_found
     joined = ben.post(f"/api/v1/tables/{table['id']}/join", {"invite_code": code})
     assert joined.json()["status"] == "playing" and "invite_code" not in joined.json()
 
