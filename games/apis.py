@@ -4,10 +4,12 @@ from __future__ import annotations
 
 from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework import status
+from rest_framework.permissions import AllowAny
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from games import engine, moderation, selectors
+from games.schema import BoardSerializer, error_responses
 from games.serializers import (
     ChatMessageSerializer,
     ErrorSerializer,
@@ -29,19 +31,30 @@ from games.serializers import (
 )
 from games.services import moves, tables
 from games.throttles import MoveRateThrottle
+from games.web import board_data
+from taxi_project import error_codes
 from taxi_project.pagination import Pagination
 
+# The error codes each operation may answer with (games/schema.py: error_responses).
+SIGNED_IN = ("not_authenticated", "authentication_failed", "account_banned", "account_suspended",
+             "service_unavailable")  # fmt: skip
+BODY = ("invalid", "parse_error", "permission_denied", "request_too_large",
+        "unsupported_media_type")  # fmt: skip
+ILLEGAL = tuple(
+    code for code, (status_code, _message) in error_codes.vocabulary().items()
+    if status_code == 422 and code != "illegal"
+)  # fmt: skip
 
-def errors(*codes: int) -> dict:
-    described = {
-        400: "malformed request: `invalid` with field `errors`, or an engine `malformed_action`",
-        401: "`not_authenticated` / `authentication_failed`",
-        403: "not allowed: `account_suspended`, `account_banned`, `not_a_player`, …",
-        404: "`game_not_found`",
-        409: "conflict: `stale_version` (with `current_version`), `table_not_open`, …",
-        422: "illegal by the rules: the engine's code and the RULES.md `clause`",
+
+def errors(operation: str, *codes: str) -> dict:
+    """Every error `operation` may answer with, by status; any other error has the shape of
+    the `Error` component (`default`)."""
+    if "game_not_found" in codes:  # a path that names no game at all (`/games/x`): not_found
+        codes = (*codes, "not_found")
+    return {
+        **error_responses(operation, *SIGNED_IN, *codes),
+        "default": OpenApiResponse(ErrorSerializer, description="any error: docs/errors.md"),
     }
-    return {code: OpenApiResponse(ErrorSerializer, description=described[code]) for code in codes}
 
 
 def _valid(serializer_class, data) -> dict:
@@ -58,11 +71,27 @@ def _page(view: APIView, request, items):
     )
 
 
+class BoardApi(APIView):
+    """Public, like the rules: a client may draw the board before anyone signs in."""
+
+    authentication_classes: list = []
+    permission_classes = [AllowAny]
+
+    @extend_schema(
+        operation_id="board",
+        auth=[],
+        responses={200: BoardSerializer},
+        summary="The board: areas, roads and the CC BY 4.0 attribution to show with it",
+    )
+    def get(self, request):
+        return Response(board_data())
+
+
 class TableListCreateApi(APIView):
     @extend_schema(
         operation_id="tables_list",
         parameters=[TableFilterSerializer],
-        responses={200: GameSummaryPageSerializer, **errors(400, 401)},
+        responses={200: GameSummaryPageSerializer, **errors("tables_list", "invalid")},
         summary="Open public tables, newest first, with filters",
     )
     def get(self, request):
@@ -72,7 +101,17 @@ class TableListCreateApi(APIView):
     @extend_schema(
         operation_id="tables_create",
         request=TableCreateSerializer,
-        responses={201: GameSummarySerializer, **errors(400, 401, 403)},
+        responses={
+            201: GameSummarySerializer,
+            **errors(
+                "tables_create",
+                *BODY,
+                "invalid_deadlines",
+                "invalid_options",
+                "invalid_players",
+                "pickup_before_movement_required",
+            ),
+        },
         summary="Open a table (the creator takes the first place)",
     )
     def post(self, request):
@@ -99,7 +138,10 @@ class TableJoinApi(APIView):
     @extend_schema(
         operation_id="tables_join",
         request=TableJoinSerializer,
-        responses={200: GameSummarySerializer, **errors(400, 401, 403, 404, 409)},
+        responses={
+            200: GameSummarySerializer,
+            **errors("tables_join", *BODY, "game_not_found", "table_not_open", "already_seated"),
+        },
         summary="Take a place; the game starts when every place is taken",
     )
     def post(self, request, game_id: int):
@@ -115,7 +157,16 @@ class TableLeaveApi(APIView):
     @extend_schema(
         operation_id="tables_leave",
         request=None,
-        responses={200: GameSummarySerializer, **errors(401, 404, 409)},
+        responses={
+            200: GameSummarySerializer,
+            **errors(
+                "tables_leave",
+                "permission_denied",
+                "game_not_found",
+                "table_not_open",
+                "not_seated",
+            ),
+        },
         summary="Leave a table that has not started (its creator leaving cancels it)",
     )
     def post(self, request, game_id: int):
@@ -129,7 +180,16 @@ class TableCancelApi(APIView):
     @extend_schema(
         operation_id="tables_cancel",
         request=None,
-        responses={200: GameSummarySerializer, **errors(401, 403, 404, 409)},
+        responses={
+            200: GameSummarySerializer,
+            **errors(
+                "tables_cancel",
+                "permission_denied",
+                "not_creator",
+                "game_not_found",
+                "table_not_open",
+            ),
+        },
         summary="Cancel a table that has not started (creator only)",
     )
     def post(self, request, game_id: int):
@@ -142,7 +202,7 @@ class TableCancelApi(APIView):
 class GameDetailApi(APIView):
     @extend_schema(
         operation_id="games_retrieve",
-        responses={200: GameDetailSerializer, **errors(401, 404)},
+        responses={200: GameDetailSerializer, **errors("games_retrieve", "game_not_found")},
         summary="A game and its view for you (as a player or a spectator)",
     )
     def get(self, request, game_id: int):
@@ -155,8 +215,8 @@ class GameActionsApi(APIView):
 
     @extend_schema(
         operation_id="games_actions_list",
-        responses={200: LegalActionsSerializer, **errors(401, 404)},
-        summary="Your legal actions now (empty when it is not your turn)",
+        responses={200: LegalActionsSerializer, **errors("games_actions_list", "game_not_found")},
+        summary="What you may do now: your legal actions on your turn, and `resign`",
     )
     def get(self, request, game_id: int):
         game = selectors.game_get_visible(game_id=game_id, user=request.user)
@@ -168,7 +228,20 @@ class GameActionsApi(APIView):
         responses={
             201: MoveResponseSerializer,
             200: OpenApiResponse(MoveResponseSerializer, description="a retry: the first answer"),
-            **errors(400, 401, 403, 404, 409, 422),
+            **errors(
+                "games_actions_submit",
+                *BODY,
+                "malformed_action",
+                "not_a_player",
+                "not_your_seat",
+                "server_action",
+                "game_not_found",
+                "game_not_started",
+                "stale_version",
+                "idempotency_key_reused",
+                *ILLEGAL,
+                "throttled",
+            ),
         },
         summary="Submit an action against the version you saw",
     )
@@ -189,7 +262,7 @@ class GameLogApi(APIView):
     @extend_schema(
         operation_id="games_log",
         parameters=[LogQuerySerializer],
-        responses={200: LogPageSerializer, **errors(400, 401, 404)},
+        responses={200: LogPageSerializer, **errors("games_log", "invalid", "game_not_found")},
         summary="The log after seq `after`, in order (seq 0 is the setup)",
     )
     def get(self, request, game_id: int):
@@ -212,7 +285,7 @@ class MyGamesApi(APIView):
     @extend_schema(
         operation_id="me_games",
         parameters=[GamesQuerySerializer],
-        responses={200: GameSummaryPageSerializer, **errors(400, 401)},
+        responses={200: GameSummaryPageSerializer, **errors("me_games", "invalid")},
         summary="Your games, those waiting on you first",
     )
     def get(self, request):
@@ -224,7 +297,7 @@ class MyGamesApi(APIView):
 class FinishedGamesApi(APIView):
     @extend_schema(
         operation_id="games_finished",
-        responses={200: GameSummaryPageSerializer, **errors(401)},
+        responses={200: GameSummaryPageSerializer, **errors("games_finished")},
         summary="Finished games with their results and revealed seeds",
     )
     def get(self, request):
@@ -234,7 +307,7 @@ class FinishedGamesApi(APIView):
 class GameChatApi(APIView):
     @extend_schema(
         operation_id="games_chat",
-        responses={200: ChatMessageSerializer(many=True), **errors(401, 404)},
+        responses={200: ChatMessageSerializer(many=True), **errors("games_chat", "game_not_found")},
         summary="The table's latest visible chat messages, oldest first (post over the socket)",
     )
     def get(self, request, game_id: int):
@@ -246,7 +319,21 @@ class GameReportApi(APIView):
     @extend_schema(
         operation_id="games_report",
         request=ReportCreateSerializer,
-        responses={201: ReportSerializer, **errors(400, 401, 404)},
+        responses={
+            201: ReportSerializer,
+            **errors(
+                "games_report",
+                *BODY,
+                "report_target_required",
+                "report_self",
+                "report_not_allowed",
+                "game_not_found",
+                "message_not_found",
+                "player_not_found",
+                "report_duplicate",
+                "report_rate_limited",
+            ),
+        },
         summary="Report a player of this game, or one of its chat messages, to the moderators",
     )
     def post(self, request, game_id: int):

@@ -5,6 +5,7 @@ from django.urls import path
 from games import apis
 
 urlpatterns = [
+    path("board", apis.BoardApi.as_view(), name="board-api"),
     path("tables", apis.TableListCreateApi.as_view(), name="tables"),
     path("tables/<int:game_id>/join", apis.TableJoinApi.as_view(), name="table-join"),
     path("tables/<int:game_id>/leave", apis.TableLeaveApi.as_view(), name="table-leave"),

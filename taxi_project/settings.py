@@ -240,6 +240,17 @@ SPECTACULAR_SETTINGS = {
     "VERSION": "1.0.0",
     "SERVE_INCLUDE_SCHEMA": False,
     "COMPONENT_SPLIT_REQUEST": True,
+    # issue 22: names a generated client can use (games/schema.py)
+    "ENUM_NAME_OVERRIDES": {
+        "Area": "games.engine.AREAS",
+        "ErrorCode": "taxi_project.error_codes.codes",
+        "GameStatus": "games.models.Game.Status",
+        "ViewStatus": "games.schema.VIEW_STATUSES",
+    },
+    "POSTPROCESSING_HOOKS": [
+        "games.schema.name_error_code_enums",
+        "drf_spectacular.hooks.postprocess_schema_enums",
+    ],
 }
 
 # --- Redis, or the embedded fallbacks -------------------------------------------------------
@@ -250,9 +261,13 @@ REDIS_URL = os.environ.get("REDIS_URL", "")
 # server would otherwise receive each other's pushes. By default it is derived from the
 # database, so that it cannot be forgotten: two deployments on one database are one.
 _db = DATABASES["default"]
-REDIS_PREFIX = os.environ.get("REDIS_PREFIX") or "bt-" + hashlib.sha256(
-    f"{_db['ENGINE']}|{_db.get('HOST', '')}|{_db.get('PORT', '')}|{_db['NAME']}".encode()
-).hexdigest()[:12]
+REDIS_PREFIX = (
+    os.environ.get("REDIS_PREFIX")
+    or "bt-"
+    + hashlib.sha256(
+        f"{_db['ENGINE']}|{_db.get('HOST', '')}|{_db.get('PORT', '')}|{_db['NAME']}".encode()
+    ).hexdigest()[:12]
+)
 
 if REDIS_URL:
     from redis.exceptions import ConnectionError as RedisConnectionError
