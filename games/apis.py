@@ -268,7 +268,7 @@ class GameLogApi(APIView):
     def get(self, request, game_id: int):
         query = _valid(LogQuerySerializer, request.query_params)
         game = selectors.game_get_visible(game_id=game_id, user=request.user)
-        after = query["after"] if "after" in request.query_params else -1
+        after = query.get("after", -1)
         entries = list(selectors.log_since(game=game, after=after)[: query["limit"] + 1])
         more = len(entries) > query["limit"]
         entries = entries[: query["limit"]]

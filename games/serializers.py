@@ -104,7 +104,12 @@ def move_data(data) -> dict:
 
 
 class LogQuerySerializer(serializers.Serializer):
-    after = serializers.IntegerField(min_value=0, max_value=MAX_INT, default=0)
+    after = serializers.IntegerField(
+        min_value=0,
+        max_value=MAX_INT,
+        required=False,
+        help_text="the last seq you have; left out: the whole log from seq 0 (the setup)",
+    )
     limit = serializers.IntegerField(min_value=1, max_value=500, default=100)
 
 

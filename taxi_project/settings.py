@@ -240,6 +240,8 @@ SPECTACULAR_SETTINGS = {
     "VERSION": "1.0.0",
     "SERVE_INCLUDE_SCHEMA": False,
     "COMPONENT_SPLIT_REQUEST": True,
+    # operations tagged by the path after /api/v1/ (games, tables, me, board), not "v1"
+    "SCHEMA_PATH_PREFIX": r"/api/v[0-9]+",
     # issue 22: names a generated client can use (games/schema.py)
     "ENUM_NAME_OVERRIDES": {
         "Area": "games.engine.AREAS",
