@@ -2,18 +2,29 @@
 
 from __future__ import annotations
 
-from drf_spectacular.utils import OpenApiResponse, extend_schema
+import hashlib
+import json
+
+from django.http import HttpResponse
+from django.utils.http import parse_etags, quote_etag
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework import status
 from rest_framework.permissions import AllowAny
 from rest_framework.response import Response
+from rest_framework.utils.encoders import JSONEncoder
 from rest_framework.views import APIView
 
 from games import engine, moderation, selectors
 from games.schema import BoardSerializer, error_responses
 from games.serializers import (
     ChatMessageSerializer,
+    ChatPostSerializer,
+    ChatQuerySerializer,
     ErrorSerializer,
+    ExportQuerySerializer,
     GameDetailSerializer,
+    GameExportSerializer,
     GamesQuerySerializer,
     GameSummaryPageSerializer,
     GameSummarySerializer,
@@ -29,7 +40,7 @@ from games.serializers import (
     TableJoinSerializer,
     move_data,
 )
-from games.services import moves, tables
+from games.services import chat, moves, tables
 from games.throttles import MoveRateThrottle
 from games.web import board_data
 from taxi_project import error_codes
@@ -61,6 +72,25 @@ def _valid(serializer_class, data) -> dict:
     serializer = serializer_class(data=data)
     serializer.is_valid(raise_exception=True)
     return serializer.validated_data
+
+
+def _tagged(request, body: dict) -> Response:
+    """`body` with an ETag (a hash of what it renders to); 304 and no body if the client's
+    `If-None-Match` has it already: a phone polling an unchanged game pays a few bytes."""
+    etag = quote_etag(hashlib.sha256(json.dumps(body, cls=JSONEncoder).encode()).hexdigest())
+    wanted = parse_etags(request.headers.get("If-None-Match", ""))
+    if etag in wanted or "*" in wanted:
+        return Response(status=status.HTTP_304_NOT_MODIFIED, headers={"ETag": etag})
+    return Response(body, headers={"ETag": etag})
+
+
+IF_NONE_MATCH = OpenApiParameter(
+    "If-None-Match",
+    str,
+    OpenApiParameter.HEADER,
+    description="the ETag of the copy you have: 304 if it is still current",
+)
+NOT_MODIFIED = {304: OpenApiResponse(description="unchanged since the ETag you sent")}
 
 
 def _page(view: APIView, request, items):
@@ -202,12 +232,17 @@ class TableCancelApi(APIView):
 class GameDetailApi(APIView):
     @extend_schema(
         operation_id="games_retrieve",
-        responses={200: GameDetailSerializer, **errors("games_retrieve", "game_not_found")},
+        parameters=[IF_NONE_MATCH],
+        responses={
+            200: GameDetailSerializer,
+            **NOT_MODIFIED,
+            **errors("games_retrieve", "game_not_found"),
+        },
         summary="A game and its view for you (as a player or a spectator)",
     )
     def get(self, request, game_id: int):
         game = selectors.game_get_visible(game_id=game_id, user=request.user)
-        return Response(selectors.game_detail(game=game, user=request.user))
+        return _tagged(request, selectors.game_detail(game=game, user=request.user))
 
 
 class GameActionsApi(APIView):
@@ -261,8 +296,12 @@ class GameActionsApi(APIView):
 class GameLogApi(APIView):
     @extend_schema(
         operation_id="games_log",
-        parameters=[LogQuerySerializer],
-        responses={200: LogPageSerializer, **errors("games_log", "invalid", "game_not_found")},
+        parameters=[LogQuerySerializer, IF_NONE_MATCH],
+        responses={
+            200: LogPageSerializer,
+            **NOT_MODIFIED,
+            **errors("games_log", "invalid", "game_not_found"),
+        },
         summary="The log after seq `after`, in order (seq 0 is the setup)",
     )
     def get(self, request, game_id: int):
@@ -272,12 +311,13 @@ class GameLogApi(APIView):
         entries = list(selectors.log_since(game=game, after=after)[: query["limit"] + 1])
         more = len(entries) > query["limit"]
         entries = entries[: query["limit"]]
-        return Response(
+        return _tagged(
+            request,
             {
                 "version": game.version,
                 "entries": [selectors.entry_public(entry) for entry in entries],
                 "next_after": entries[-1].seq if more else None,
-            }
+            },
         )
 
 
@@ -307,12 +347,67 @@ class FinishedGamesApi(APIView):
 class GameChatApi(APIView):
     @extend_schema(
         operation_id="games_chat",
-        responses={200: ChatMessageSerializer(many=True), **errors("games_chat", "game_not_found")},
-        summary="The table's latest visible chat messages, oldest first (post over the socket)",
+        parameters=[ChatQuerySerializer],
+        responses={
+            200: ChatMessageSerializer(many=True),
+            **errors("games_chat", "invalid", "game_not_found"),
+        },
+        summary="The table's visible chat messages, oldest first: the latest, or those after "
+        "`after`",
     )
     def get(self, request, game_id: int):
+        query = _valid(ChatQuerySerializer, request.query_params)
         game = selectors.game_get_visible(game_id=game_id, user=request.user)
-        return Response(selectors.chat_recent(game=game))
+        return Response(selectors.chat_recent(game=game, after=query.get("after")))
+
+    @extend_schema(
+        operation_id="games_chat_post",
+        request=ChatPostSerializer,
+        responses={
+            201: ChatMessageSerializer,
+            **errors(
+                "games_chat_post",
+                *BODY,
+                "invalid_chat_message",
+                "not_a_player",
+                "game_not_found",
+                "chat_rate_limited",
+            ),
+        },
+        summary="Write to the table (players only): the same message the sockets get",
+    )
+    def post(self, request, game_id: int):
+        data = _valid(ChatPostSerializer, request.data)
+        selectors.game_get_visible(game_id=game_id, user=request.user)
+        message = chat.chat_post(game_id=game_id, user=request.user, text=data["text"])
+        return Response(selectors.chat_public(message), status=201)
+
+
+class GameExportApi(APIView):
+    @extend_schema(
+        operation_id="games_export",
+        parameters=[ExportQuerySerializer],
+        responses={
+            (200, "application/json"): GameExportSerializer,
+            (200, "application/x-ndjson"): OpenApiResponse(
+                OpenApiTypes.STR,
+                description="`?as=ndjson`: the game (GameSummary) on the first line, then "
+                "one Entry a line",
+            ),
+            **errors("games_export", "invalid", "game_not_found"),
+        },
+        summary="The whole game in one call: the game (with its seed once over) and every "
+        "log entry",
+    )
+    def get(self, request, game_id: int):
+        query = _valid(ExportQuerySerializer, request.query_params)
+        game = selectors.game_get_visible(game_id=game_id, user=request.user)
+        summary = selectors.game_summary(game, user=request.user)
+        entries = [selectors.entry_public(e) for e in selectors.log_since(game=game, after=-1)]
+        if query["as"] == "ndjson":
+            lines = (json.dumps(line, cls=JSONEncoder) + "\n" for line in [summary, *entries])
+            return HttpResponse("".join(lines), content_type="application/x-ndjson")
+        return Response({"game": summary, "entries": entries})
 
 
 class GameReportApi(APIView):

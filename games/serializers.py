@@ -113,6 +113,33 @@ class LogQuerySerializer(serializers.Serializer):
     limit = serializers.IntegerField(min_value=1, max_value=500, default=100)
 
 
+class ChatQuerySerializer(serializers.Serializer):
+    after = serializers.IntegerField(
+        min_value=0,
+        max_value=MAX_INT,
+        required=False,
+        help_text="the last message id you have: only newer messages (left out: the latest)",
+    )
+
+
+class ChatPostSerializer(serializers.Serializer):
+    text = serializers.CharField(help_text="1 to 500 printable characters", trim_whitespace=False)
+
+
+# `as`, not `format` (DRF reads that one to choose a renderer); a Python keyword, hence type()
+ExportQuerySerializer = type(
+    "ExportQuerySerializer",
+    (serializers.Serializer,),
+    {
+        "as": serializers.ChoiceField(
+            choices=["json", "ndjson"],
+            default="json",
+            help_text="json: one object; ndjson: the game on the first line, then an entry a line",
+        )
+    },
+)
+
+
 class GamesQuerySerializer(serializers.Serializer):
     status = serializers.ChoiceField(choices=Game.Status.choices, required=False)
 
@@ -238,3 +265,8 @@ class ReportSerializer(serializers.Serializer):
     id = serializers.IntegerField()
     status = serializers.CharField()
     created_at = serializers.DateTimeField()
+
+
+class GameExportSerializer(serializers.Serializer):
+    game = GameSummarySerializer(help_text="with `seed` once the game is over (H2)")
+    entries = EntrySerializer(many=True, help_text="the whole log, from seq 0 (the setup)")
