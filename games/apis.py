@@ -5,7 +5,7 @@ from __future__ import annotations
 import hashlib
 import json
 
-from django.http import HttpResponse
+from django.http import HttpResponse, StreamingHttpResponse
 from django.utils.http import parse_etags, quote_etag
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
@@ -15,7 +15,7 @@ from rest_framework.response import Response
 from rest_framework.utils.encoders import JSONEncoder
 from rest_framework.views import APIView
 
-from games import engine, moderation, selectors
+from games import engine, moderation, selectors, streams
 from games.schema import BoardSerializer, error_responses
 from games.serializers import (
     ChatMessageSerializer,
@@ -35,6 +35,7 @@ from games.serializers import (
     MoveSerializer,
     ReportCreateSerializer,
     ReportSerializer,
+    StreamQuerySerializer,
     TableCreateSerializer,
     TableFilterSerializer,
     TableJoinSerializer,
@@ -381,6 +382,31 @@ class GameChatApi(APIView):
         selectors.game_get_visible(game_id=game_id, user=request.user)
         message = chat.chat_post(game_id=game_id, user=request.user, text=data["text"])
         return Response(selectors.chat_public(message), status=201)
+
+
+class GameStreamApi(APIView):
+    @extend_schema(
+        operation_id="games_stream",
+        parameters=[StreamQuerySerializer],
+        responses={
+            (200, "application/x-ndjson"): OpenApiResponse(
+                OpenApiTypes.STR,
+                description="One Entry (as in the log) a line, from `after` on, as they are "
+                'committed; `{"keepalive": <time>}` every 20 s without one; the stream ends '
+                "after the entry that ends the game",
+            ),
+            **errors("games_stream", "invalid", "game_not_found"),
+        },
+        summary="Follow the game without a socket: its log entries as they come (NDJSON)",
+    )
+    def get(self, request, game_id: int):
+        query = _valid(StreamQuerySerializer, request.query_params)
+        selectors.game_get_visible(game_id=game_id, user=request.user)
+        lines = streams.entry_lines(game_id=game_id, after=query.get("after", -1))
+        response = StreamingHttpResponse(lines, content_type="application/x-ndjson")
+        response["Cache-Control"] = "no-cache"
+        response["X-Accel-Buffering"] = "no"  # nginx: pass each line on at once
+        return response
 
 
 class GameExportApi(APIView):

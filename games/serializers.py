@@ -113,6 +113,15 @@ class LogQuerySerializer(serializers.Serializer):
     limit = serializers.IntegerField(min_value=1, max_value=500, default=100)
 
 
+class StreamQuerySerializer(serializers.Serializer):
+    after = serializers.IntegerField(
+        min_value=0,
+        max_value=MAX_INT,
+        required=False,
+        help_text="the last seq you have; left out: from seq 0 (the setup)",
+    )
+
+
 class ChatQuerySerializer(serializers.Serializer):
     after = serializers.IntegerField(
         min_value=0,

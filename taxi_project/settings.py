@@ -255,6 +255,9 @@ SPECTACULAR_SETTINGS = {
     ],
 }
 
+# issue 22: GET /api/v1/games/{id}/stream writes a keep-alive line after this many idle seconds
+STREAM_KEEPALIVE_SECONDS = float(os.environ.get("STREAM_KEEPALIVE_SECONDS", "20"))
+
 # --- Redis, or the embedded fallbacks -------------------------------------------------------
 REDIS_URL = os.environ.get("REDIS_URL", "")
 
