@@ -8,21 +8,23 @@ from __future__ import annotations
 
 from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework import status
+from rest_framework.authentication import get_authorization_header
 from rest_framework.permissions import AllowAny, IsAuthenticated
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from accounts.authentication import leaving_authenticators
-from accounts.models import User
+from accounts.models import DeviceToken, User
 from accounts.origin import SameOriginOnly
-from accounts.selectors import user_from_credentials
+from accounts.selectors import devices_of, user_from_credentials
 from accounts.serializers import (
     AccountErrorSerializer,
     AccountFieldErrorsSerializer,
     AccountRefusedSerializer,
     AuthResultSerializer,
     CredentialsSerializer,
+    DeviceSerializer,
     PasswordChangeSerializer,
     ProfileSerializer,
     ProfileUpdateSerializer,
@@ -30,6 +32,7 @@ from accounts.serializers import (
     TokenSerializer,
 )
 from accounts.services import (
+    device_revoke,
     token_issue,
     token_revoke,
     user_create,
@@ -109,9 +112,11 @@ class SignupApi(PasswordFormApi):
     def post(self, request: Request) -> Response:
         serializer = SignupSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
-        user = user_create(**serializer.validated_data)
-        token = token_issue(user=user)
-        return Response(_auth_result(user=user, token_key=token.key), status.HTTP_201_CREATED)
+        data = dict(serializer.validated_data)
+        device = data.pop("device", "")
+        user = user_create(**data)
+        _token, key = token_issue(user=user, device=device)
+        return Response(_auth_result(user=user, token_key=key), status.HTTP_201_CREATED)
 
 
 class LoginApi(PasswordFormApi):
@@ -137,9 +142,11 @@ class LoginApi(PasswordFormApi):
     def post(self, request: Request) -> Response:
         serializer = CredentialsSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
-        user = user_from_credentials(request=request, **serializer.validated_data)
-        token = user_login(request=request, user=user)
-        return Response(_auth_result(user=user, token_key=token.key))
+        data = dict(serializer.validated_data)
+        device = data.pop("device", "")
+        user = user_from_credentials(request=request, **data)
+        _token, key = user_login(request=request, user=user, device=device)
+        return Response(_auth_result(user=user, token_key=key))
 
 
 class LogoutApi(APIView):
@@ -154,7 +161,7 @@ class LogoutApi(APIView):
         tags=TAGS,
         summary="Log out",
         description="Ends the session; with token authentication, also revokes the token "
-        "(on every device, as DRF keeps one token per user).",
+        "(of this device only).",
         request=None,
         responses={204: None, 401: NOT_AUTHENTICATED},
     )
@@ -203,21 +210,25 @@ class TokenApi(APIView):
     def post(self, request: Request) -> Response:
         serializer = CredentialsSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
-        user = user_from_credentials(request=request, **serializer.validated_data)
-        token = token_issue(user=user)
-        return Response(TokenSerializer({"token": token.key}).data)
+        data = dict(serializer.validated_data)
+        device = data.pop("device", "")
+        user = user_from_credentials(request=request, **data)
+        _token, key = token_issue(user=user, device=device)
+        return Response(TokenSerializer({"token": key}).data)
 
     @extend_schema(
         operation_id="auth_token_revoke",
         tags=TAGS,
         summary="Revoke the API token",
-        description="Deletes the caller's token (every device using it must log in again). "
-        "Allowed to refused accounts too.",
+        description="Deletes the token of this request (this device only: the others keep "
+        "theirs); from a browser session, every token of the account. Allowed to refused "
+        "accounts too.",
         request=None,
         responses={204: None, 401: NOT_AUTHENTICATED},
     )
     def delete(self, request: Request) -> Response:
-        token_revoke(user=request.user)
+        current = request.auth if isinstance(request.auth, DeviceToken) else None
+        token_revoke(user=request.user, token=current)
         return Response(status=status.HTTP_204_NO_CONTENT)
 
 
@@ -287,7 +298,65 @@ class PasswordChangeApi(APIView):
     def post(self, request: Request) -> Response:
         serializer = PasswordChangeSerializer(data=request.data, context={"user": request.user})
         serializer.is_valid(raise_exception=True)
-        token = user_password_change(
-            user=request.user, request=request, **serializer.validated_data
-        )
-        return Response(TokenSerializer({"token": token.key}).data)
+        key = user_password_change(user=request.user, request=request, **serializer.validated_data)
+        if key is None:  # a token request keeps its token: the one it sent
+            key = get_authorization_header(request).split()[1].decode()
+        return Response(TokenSerializer({"token": key}).data)
+
+
+class DevicesApi(APIView):
+    @extend_schema(
+        operation_id="me_devices",
+        tags=TAGS,
+        summary="My devices: one token each",
+        responses={200: DeviceSerializer(many=True), 401: NOT_AUTHENTICATED, 403: REFUSED},
+    )
+    def get(self, request: Request) -> Response:
+        current = request.auth.digest if isinstance(request.auth, DeviceToken) else None
+        devices = [
+            {
+                "token_key": token.token_key,
+                "device": token.device,
+                "created": token.created,
+                "expiry": token.expiry,
+                "current": token.digest == current,
+            }
+            for token in devices_of(user=request.user)
+        ]
+        return Response(DeviceSerializer(devices, many=True).data)
+
+    @extend_schema(
+        operation_id="me_devices_revoke_all",
+        tags=TAGS,
+        summary="Sign every device out (this one too): every token is revoked",
+        request=None,
+        responses={204: None, 401: NOT_AUTHENTICATED},
+    )
+    def delete(self, request: Request) -> Response:
+        token_revoke(user=request.user)
+        return Response(status=status.HTTP_204_NO_CONTENT)
+
+    def get_authenticators(self):
+        if getattr(self.request, "method", None) == "DELETE":
+            return leaving_authenticators()  # a refused account may still sign out
+        return super().get_authenticators()
+
+
+class DeviceApi(APIView):
+    def get_authenticators(self):
+        return leaving_authenticators()  # a refused account may still sign a device out
+
+    @extend_schema(
+        operation_id="me_device_revoke",
+        tags=TAGS,
+        summary="Sign one device out: its token is revoked",
+        request=None,
+        responses={
+            204: None,
+            401: NOT_AUTHENTICATED,
+            404: OpenApiResponse(AccountErrorSerializer, description="`not_found`"),
+        },
+    )
+    def delete(self, request: Request, token_key: str) -> Response:
+        device_revoke(user=request.user, token_key=token_key)
+        return Response(status=status.HTTP_204_NO_CONTENT)

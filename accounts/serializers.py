@@ -111,6 +111,12 @@ class SignupSerializer(serializers.Serializer):
         required=False, help_text="Shown to other players; defaults to the username."
     )
     email = serializers.EmailField(required=False, allow_blank=True, max_length=254)
+    device = serializers.CharField(
+        required=False,
+        allow_blank=True,
+        max_length=100,
+        help_text='A name for this device ("Ana\'s phone"), shown in its list of devices.',
+    )
 
     def validate(self, attrs: dict) -> dict:
         # The similarity validator compares the password with these attributes.
@@ -129,6 +135,12 @@ class SignupSerializer(serializers.Serializer):
 class CredentialsSerializer(serializers.Serializer):
     username = serializers.CharField(max_length=150)
     password = PasswordField()
+    device = serializers.CharField(
+        required=False,
+        allow_blank=True,
+        max_length=100,
+        help_text='A name for this device ("Ana\'s phone"), shown in its list of devices.',
+    )
 
 
 class ProfileUpdateSerializer(serializers.Serializer):
@@ -185,6 +197,20 @@ class TokenSerializer(serializers.Serializer):
     token = serializers.CharField(
         read_only=True, help_text='Send as "Authorization: Token <token>".'
     )
+
+
+class DeviceSerializer(serializers.Serializer):
+    """One of my devices: the token it signed in with, named by its first characters."""
+
+    token_key = serializers.CharField(
+        read_only=True, help_text="the token's first characters: revoke it by this"
+    )
+    device = serializers.CharField(read_only=True)
+    created = serializers.DateTimeField(read_only=True)
+    expiry = serializers.DateTimeField(
+        read_only=True, allow_null=True, help_text="pushed back as the token is used"
+    )
+    current = serializers.BooleanField(read_only=True, help_text="the token of this request")
 
 
 class AuthResultSerializer(TokenSerializer):

@@ -5,6 +5,7 @@ comes from the environment; with nothing set, the server runs fully embedded
 
 import hashlib
 import os
+from datetime import timedelta
 from pathlib import Path
 
 import dj_database_url
@@ -61,7 +62,10 @@ INSTALLED_APPS = [
     "django.contrib.messages",
     "django.contrib.staticfiles",
     "rest_framework",
+    # the one-token-per-user tokens of before issue 22: kept for the migration that moves them
+    # to device tokens (accounts 0007), unused otherwise
     "rest_framework.authtoken",
+    "knox",
     "drf_spectacular",
     "channels",
     "accounts",
@@ -253,6 +257,16 @@ SPECTACULAR_SETTINGS = {
         "games.schema.name_error_code_enums",
         "drf_spectacular.hooks.postprocess_schema_enums",
     ],
+}
+
+# issue 22: API tokens, one per device (django-rest-knox): stored as SHA-512 digests, sent as
+# `Authorization: Token <key>` as before, valid TOKEN_DAYS after their last use.
+KNOX_TOKEN_MODEL = "accounts.DeviceToken"
+REST_KNOX = {
+    "AUTH_HEADER_PREFIX": "Token",
+    "TOKEN_TTL": timedelta(days=float(os.environ.get("TOKEN_DAYS", "90"))),
+    "AUTO_REFRESH": True,
+    "MIN_REFRESH_INTERVAL": 3600,  # at most one write an hour per token
 }
 
 # issue 22: GET /api/v1/games/{id}/stream writes a keep-alive line after this many idle seconds
