@@ -6,7 +6,7 @@ view but two: logging out and revoking the token, which a refused account may st
 
 from __future__ import annotations
 
-from drf_spectacular.utils import OpenApiResponse, extend_schema
+from drf_spectacular.utils import extend_schema
 from rest_framework import status
 from rest_framework.authentication import get_authorization_header
 from rest_framework.permissions import AllowAny, IsAuthenticated
@@ -19,9 +19,6 @@ from accounts.models import DeviceToken, User
 from accounts.origin import SameOriginOnly
 from accounts.selectors import devices_of, user_from_credentials
 from accounts.serializers import (
-    AccountErrorSerializer,
-    AccountFieldErrorsSerializer,
-    AccountRefusedSerializer,
     AuthResultSerializer,
     CredentialsSerializer,
     DeviceSerializer,
@@ -47,33 +44,21 @@ from accounts.throttles import (
     PasswordChangeAccountThrottle,
     PasswordChangeAddressThrottle,
 )
+from games.schema import error_responses
 
 TAGS = ["accounts"]
 
-INVALID = OpenApiResponse(AccountFieldErrorsSerializer, description="`invalid`: field errors.")
-NOT_AUTHENTICATED = OpenApiResponse(
-    AccountErrorSerializer,
-    description="`not_authenticated` (no credentials) or `authentication_failed` (bad token).",
-)
-REFUSED = OpenApiResponse(
-    AccountRefusedSerializer,
-    description="`account_banned`, or `account_suspended` with `until`. "
-    "Also `permission_denied` for a session request without its CSRF token.",
-)
-THROTTLED = OpenApiResponse(
-    AccountErrorSerializer,
-    description="`throttled`: too many attempts from this address; see `Retry-After`.",
-)
-CROSS_ORIGIN = OpenApiResponse(
-    AccountErrorSerializer,
-    description="`cross_origin_refused`: a browser posted this from another site's page "
-    "(its `Origin` is not this site's, nor in CSRF_TRUSTED_ORIGINS).",
-)
-INVALID_CREDENTIALS = OpenApiResponse(
-    AccountFieldErrorsSerializer,
-    description="`invalid_credentials` (unknown user or wrong password, told apart by "
-    "neither code nor message), or `invalid` with field errors.",
-)
+# The error codes each operation may answer with, enumerated per status (games/schema.py).
+FORM = ("invalid", "parse_error", "request_too_large", "unsupported_media_type",
+        "service_unavailable")  # fmt: skip
+SIGNED_IN = ("not_authenticated", "authentication_failed", "account_banned",
+             "account_suspended", "permission_denied", "service_unavailable")  # fmt: skip
+LEAVING = ("not_authenticated", "authentication_failed", "permission_denied",
+           "service_unavailable")  # fmt: skip
+
+
+def errors(operation: str, *codes: str) -> dict:
+    return error_responses(operation, *dict.fromkeys(codes))
 
 
 def _auth_result(*, user: User, token_key: str) -> dict:
@@ -99,14 +84,14 @@ class SignupApi(PasswordFormApi):
         request=SignupSerializer,
         responses={
             201: AuthResultSerializer,
-            400: INVALID,
-            403: CROSS_ORIGIN,
-            409: OpenApiResponse(
-                AccountErrorSerializer,
-                description="`username_taken`, or `display_name_taken` (the display name, or "
-                "the username it defaults to, looks like another player's).",
+            **errors(
+                "auth_signup",
+                *FORM,
+                "cross_origin_refused",
+                "username_taken",
+                "display_name_taken",
+                "throttled",
             ),
-            429: THROTTLED,
         },
     )
     def post(self, request: Request) -> Response:
@@ -130,13 +115,15 @@ class LoginApi(PasswordFormApi):
         request=CredentialsSerializer,
         responses={
             200: AuthResultSerializer,
-            400: INVALID_CREDENTIALS,
-            403: OpenApiResponse(
-                AccountRefusedSerializer,
-                description="`account_banned`, `account_suspended` with `until`, or "
-                "`cross_origin_refused` (posted from another site's page).",
+            **errors(
+                "auth_login",
+                *FORM,
+                "invalid_credentials",
+                "account_banned",
+                "account_suspended",
+                "cross_origin_refused",
+                "throttled",
             ),
-            429: THROTTLED,
         },
     )
     def post(self, request: Request) -> Response:
@@ -163,7 +150,7 @@ class LogoutApi(APIView):
         description="Ends the session; with token authentication, also revokes the token "
         "(of this device only).",
         request=None,
-        responses={204: None, 401: NOT_AUTHENTICATED},
+        responses={204: None, **errors("auth_logout", *LEAVING)},
     )
     def post(self, request: Request) -> Response:
         user_logout(request=request)
@@ -202,9 +189,14 @@ class TokenApi(APIView):
         request=CredentialsSerializer,
         responses={
             200: TokenSerializer,
-            400: INVALID_CREDENTIALS,
-            403: REFUSED,
-            429: THROTTLED,
+            **errors(
+                "auth_token_issue",
+                *FORM,
+                "invalid_credentials",
+                "account_banned",
+                "account_suspended",
+                "throttled",
+            ),
         },
     )
     def post(self, request: Request) -> Response:
@@ -224,7 +216,7 @@ class TokenApi(APIView):
         "theirs); from a browser session, every token of the account. Allowed to refused "
         "accounts too.",
         request=None,
-        responses={204: None, 401: NOT_AUTHENTICATED},
+        responses={204: None, **errors("auth_token_revoke", *LEAVING)},
     )
     def delete(self, request: Request) -> Response:
         current = request.auth if isinstance(request.auth, DeviceToken) else None
@@ -237,7 +229,7 @@ class MeApi(APIView):
         operation_id="me_read",
         tags=TAGS,
         summary="My profile",
-        responses={200: ProfileSerializer, 401: NOT_AUTHENTICATED, 403: REFUSED},
+        responses={200: ProfileSerializer, **errors("me_read", *SIGNED_IN)},
     )
     def get(self, request: Request) -> Response:
         return Response(ProfileSerializer(request.user).data)
@@ -254,10 +246,7 @@ class MeApi(APIView):
         request=ProfileUpdateSerializer,
         responses={
             200: ProfileSerializer,
-            400: INVALID,
-            401: NOT_AUTHENTICATED,
-            403: REFUSED,
-            409: OpenApiResponse(AccountErrorSerializer, description="`display_name_taken`."),
+            **errors("me_update", *FORM, *SIGNED_IN, "display_name_taken"),
         },
     )
     def patch(self, request: Request) -> Response:
@@ -281,18 +270,7 @@ class PasswordChangeApi(APIView):
         request=PasswordChangeSerializer,
         responses={
             200: TokenSerializer,
-            400: OpenApiResponse(
-                AccountFieldErrorsSerializer,
-                description="`wrong_password` (the old password), or `invalid` with field "
-                "errors (e.g. a new password the validators refuse).",
-            ),
-            401: NOT_AUTHENTICATED,
-            403: REFUSED,
-            429: OpenApiResponse(
-                AccountErrorSerializer,
-                description="`throttled`: too many tries for this account or from this "
-                "address; see `Retry-After`.",
-            ),
+            **errors("me_password_change", *FORM, *SIGNED_IN, "wrong_password", "throttled"),
         },
     )
     def post(self, request: Request) -> Response:
@@ -309,7 +287,7 @@ class DevicesApi(APIView):
         operation_id="me_devices",
         tags=TAGS,
         summary="My devices: one token each",
-        responses={200: DeviceSerializer(many=True), 401: NOT_AUTHENTICATED, 403: REFUSED},
+        responses={200: DeviceSerializer(many=True), **errors("me_devices", *SIGNED_IN)},
     )
     def get(self, request: Request) -> Response:
         current = request.auth.digest if isinstance(request.auth, DeviceToken) else None
@@ -330,7 +308,7 @@ class DevicesApi(APIView):
         tags=TAGS,
         summary="Sign every device out (this one too): every token is revoked",
         request=None,
-        responses={204: None, 401: NOT_AUTHENTICATED},
+        responses={204: None, **errors("me_devices_revoke_all", *LEAVING)},
     )
     def delete(self, request: Request) -> Response:
         token_revoke(user=request.user)
@@ -351,11 +329,7 @@ class DeviceApi(APIView):
         tags=TAGS,
         summary="Sign one device out: its token is revoked",
         request=None,
-        responses={
-            204: None,
-            401: NOT_AUTHENTICATED,
-            404: OpenApiResponse(AccountErrorSerializer, description="`not_found`"),
-        },
+        responses={204: None, **errors("me_device_revoke", *LEAVING, "not_found")},
     )
     def delete(self, request: Request, token_key: str) -> Response:
         device_revoke(user=request.user, token_key=token_key)

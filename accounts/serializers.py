@@ -22,7 +22,6 @@ from accounts.names import (
     has_invisible_characters,
     longest_combining_run,
 )
-from taxi_project import error_codes
 
 DISPLAY_NAME_MAX_LENGTH = User._meta.get_field("display_name").max_length
 
@@ -215,25 +214,3 @@ class DeviceSerializer(serializers.Serializer):
 
 class AuthResultSerializer(TokenSerializer):
     user = ProfileSerializer(read_only=True)
-
-
-# --- Error bodies, for the schema only (taxi_project.api_errors renders them) -----------------
-
-
-class AccountErrorSerializer(serializers.Serializer):
-    code = serializers.ChoiceField(choices=error_codes.codes(), help_text="Stable; switch on this.")
-    message = serializers.CharField(help_text="For people; may change.")
-
-
-class AccountFieldErrorsSerializer(AccountErrorSerializer):
-    errors = serializers.DictField(
-        required=False,  # `invalid` has them; `invalid_credentials`, `wrong_password` do not
-        child=serializers.ListField(child=serializers.CharField()),
-        help_text="Messages by field name; `non_field_errors` for the request as a whole.",
-    )
-
-
-class AccountRefusedSerializer(AccountErrorSerializer):
-    until = serializers.DateTimeField(
-        required=False, help_text="`account_suspended` only: when the suspension ends."
-    )
