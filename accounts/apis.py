@@ -6,23 +6,22 @@ view but two: logging out and revoking the token, which a refused account may st
 
 from __future__ import annotations
 
-from drf_spectacular.utils import OpenApiResponse, extend_schema
+from drf_spectacular.utils import extend_schema
 from rest_framework import status
+from rest_framework.authentication import get_authorization_header
 from rest_framework.permissions import AllowAny, IsAuthenticated
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from accounts.authentication import leaving_authenticators
-from accounts.models import User
+from accounts.models import DeviceToken, User
 from accounts.origin import SameOriginOnly
-from accounts.selectors import user_from_credentials
+from accounts.selectors import devices_of, user_from_credentials
 from accounts.serializers import (
-    AccountErrorSerializer,
-    AccountFieldErrorsSerializer,
-    AccountRefusedSerializer,
     AuthResultSerializer,
     CredentialsSerializer,
+    DeviceSerializer,
     PasswordChangeSerializer,
     ProfileSerializer,
     ProfileUpdateSerializer,
@@ -30,6 +29,7 @@ from accounts.serializers import (
     TokenSerializer,
 )
 from accounts.services import (
+    device_revoke,
     token_issue,
     token_revoke,
     user_create,
@@ -44,33 +44,21 @@ from accounts.throttles import (
     PasswordChangeAccountThrottle,
     PasswordChangeAddressThrottle,
 )
+from games.schema import error_responses
 
 TAGS = ["accounts"]
 
-INVALID = OpenApiResponse(AccountFieldErrorsSerializer, description="`invalid`: field errors.")
-NOT_AUTHENTICATED = OpenApiResponse(
-    AccountErrorSerializer,
-    description="`not_authenticated` (no credentials) or `authentication_failed` (bad token).",
-)
-REFUSED = OpenApiResponse(
-    AccountRefusedSerializer,
-    description="`account_banned`, or `account_suspended` with `until`. "
-    "Also `permission_denied` for a session request without its CSRF token.",
-)
-THROTTLED = OpenApiResponse(
-    AccountErrorSerializer,
-    description="`throttled`: too many attempts from this address; see `Retry-After`.",
-)
-CROSS_ORIGIN = OpenApiResponse(
-    AccountErrorSerializer,
-    description="`cross_origin_refused`: a browser posted this from another site's page "
-    "(its `Origin` is not this site's, nor in CSRF_TRUSTED_ORIGINS).",
-)
-INVALID_CREDENTIALS = OpenApiResponse(
-    AccountFieldErrorsSerializer,
-    description="`invalid_credentials` (unknown user or wrong password, told apart by "
-    "neither code nor message), or `invalid` with field errors.",
-)
+# The error codes each operation may answer with, enumerated per status (games/schema.py).
+FORM = ("invalid", "parse_error", "request_too_large", "unsupported_media_type",
+        "service_unavailable")  # fmt: skip
+SIGNED_IN = ("not_authenticated", "authentication_failed", "account_banned",
+             "account_suspended", "permission_denied", "service_unavailable")  # fmt: skip
+LEAVING = ("not_authenticated", "authentication_failed", "permission_denied",
+           "service_unavailable")  # fmt: skip
+
+
+def errors(operation: str, *codes: str) -> dict:
+    return error_responses(operation, *dict.fromkeys(codes))
 
 
 def _auth_result(*, user: User, token_key: str) -> dict:
@@ -96,22 +84,24 @@ class SignupApi(PasswordFormApi):
         request=SignupSerializer,
         responses={
             201: AuthResultSerializer,
-            400: INVALID,
-            403: CROSS_ORIGIN,
-            409: OpenApiResponse(
-                AccountErrorSerializer,
-                description="`username_taken`, or `display_name_taken` (the display name, or "
-                "the username it defaults to, looks like another player's).",
+            **errors(
+                "auth_signup",
+                *FORM,
+                "cross_origin_refused",
+                "username_taken",
+                "display_name_taken",
+                "throttled",
             ),
-            429: THROTTLED,
         },
     )
     def post(self, request: Request) -> Response:
         serializer = SignupSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
-        user = user_create(**serializer.validated_data)
-        token = token_issue(user=user)
-        return Response(_auth_result(user=user, token_key=token.key), status.HTTP_201_CREATED)
+        data = dict(serializer.validated_data)
+        device = data.pop("device", "")
+        user = user_create(**data)
+        _token, key = token_issue(user=user, device=device)
+        return Response(_auth_result(user=user, token_key=key), status.HTTP_201_CREATED)
 
 
 class LoginApi(PasswordFormApi):
@@ -125,21 +115,25 @@ class LoginApi(PasswordFormApi):
         request=CredentialsSerializer,
         responses={
             200: AuthResultSerializer,
-            400: INVALID_CREDENTIALS,
-            403: OpenApiResponse(
-                AccountRefusedSerializer,
-                description="`account_banned`, `account_suspended` with `until`, or "
-                "`cross_origin_refused` (posted from another site's page).",
+            **errors(
+                "auth_login",
+                *FORM,
+                "invalid_credentials",
+                "account_banned",
+                "account_suspended",
+                "cross_origin_refused",
+                "throttled",
             ),
-            429: THROTTLED,
         },
     )
     def post(self, request: Request) -> Response:
         serializer = CredentialsSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
-        user = user_from_credentials(request=request, **serializer.validated_data)
-        token = user_login(request=request, user=user)
-        return Response(_auth_result(user=user, token_key=token.key))
+        data = dict(serializer.validated_data)
+        device = data.pop("device", "")
+        user = user_from_credentials(request=request, **data)
+        _token, key = user_login(request=request, user=user, device=device)
+        return Response(_auth_result(user=user, token_key=key))
 
 
 class LogoutApi(APIView):
@@ -154,9 +148,9 @@ class LogoutApi(APIView):
         tags=TAGS,
         summary="Log out",
         description="Ends the session; with token authentication, also revokes the token "
-        "(on every device, as DRF keeps one token per user).",
+        "(of this device only).",
         request=None,
-        responses={204: None, 401: NOT_AUTHENTICATED},
+        responses={204: None, **errors("auth_logout", *LEAVING)},
     )
     def post(self, request: Request) -> Response:
         user_logout(request=request)
@@ -195,29 +189,38 @@ class TokenApi(APIView):
         request=CredentialsSerializer,
         responses={
             200: TokenSerializer,
-            400: INVALID_CREDENTIALS,
-            403: REFUSED,
-            429: THROTTLED,
+            **errors(
+                "auth_token_issue",
+                *FORM,
+                "invalid_credentials",
+                "account_banned",
+                "account_suspended",
+                "throttled",
+            ),
         },
     )
     def post(self, request: Request) -> Response:
         serializer = CredentialsSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
-        user = user_from_credentials(request=request, **serializer.validated_data)
-        token = token_issue(user=user)
-        return Response(TokenSerializer({"token": token.key}).data)
+        data = dict(serializer.validated_data)
+        device = data.pop("device", "")
+        user = user_from_credentials(request=request, **data)
+        _token, key = token_issue(user=user, device=device)
+        return Response(TokenSerializer({"token": key}).data)
 
     @extend_schema(
         operation_id="auth_token_revoke",
         tags=TAGS,
         summary="Revoke the API token",
-        description="Deletes the caller's token (every device using it must log in again). "
-        "Allowed to refused accounts too.",
+        description="Deletes the token of this request (this device only: the others keep "
+        "theirs); from a browser session, every token of the account. Allowed to refused "
+        "accounts too.",
         request=None,
-        responses={204: None, 401: NOT_AUTHENTICATED},
+        responses={204: None, **errors("auth_token_revoke", *LEAVING)},
     )
     def delete(self, request: Request) -> Response:
-        token_revoke(user=request.user)
+        current = request.auth if isinstance(request.auth, DeviceToken) else None
+        token_revoke(user=request.user, token=current)
         return Response(status=status.HTTP_204_NO_CONTENT)
 
 
@@ -226,7 +229,7 @@ class MeApi(APIView):
         operation_id="me_read",
         tags=TAGS,
         summary="My profile",
-        responses={200: ProfileSerializer, 401: NOT_AUTHENTICATED, 403: REFUSED},
+        responses={200: ProfileSerializer, **errors("me_read", *SIGNED_IN)},
     )
     def get(self, request: Request) -> Response:
         return Response(ProfileSerializer(request.user).data)
@@ -243,10 +246,7 @@ class MeApi(APIView):
         request=ProfileUpdateSerializer,
         responses={
             200: ProfileSerializer,
-            400: INVALID,
-            401: NOT_AUTHENTICATED,
-            403: REFUSED,
-            409: OpenApiResponse(AccountErrorSerializer, description="`display_name_taken`."),
+            **errors("me_update", *FORM, *SIGNED_IN, "display_name_taken"),
         },
     )
     def patch(self, request: Request) -> Response:
@@ -270,24 +270,67 @@ class PasswordChangeApi(APIView):
         request=PasswordChangeSerializer,
         responses={
             200: TokenSerializer,
-            400: OpenApiResponse(
-                AccountFieldErrorsSerializer,
-                description="`wrong_password` (the old password), or `invalid` with field "
-                "errors (e.g. a new password the validators refuse).",
-            ),
-            401: NOT_AUTHENTICATED,
-            403: REFUSED,
-            429: OpenApiResponse(
-                AccountErrorSerializer,
-                description="`throttled`: too many tries for this account or from this "
-                "address; see `Retry-After`.",
-            ),
+            **errors("me_password_change", *FORM, *SIGNED_IN, "wrong_password", "throttled"),
         },
     )
     def post(self, request: Request) -> Response:
         serializer = PasswordChangeSerializer(data=request.data, context={"user": request.user})
         serializer.is_valid(raise_exception=True)
-        token = user_password_change(
-            user=request.user, request=request, **serializer.validated_data
-        )
-        return Response(TokenSerializer({"token": token.key}).data)
+        key = user_password_change(user=request.user, request=request, **serializer.validated_data)
+        if key is None:  # a token request keeps its token: the one it sent
+            key = get_authorization_header(request).split()[1].decode()
+        return Response(TokenSerializer({"token": key}).data)
+
+
+class DevicesApi(APIView):
+    @extend_schema(
+        operation_id="me_devices",
+        tags=TAGS,
+        summary="My devices: one token each",
+        responses={200: DeviceSerializer(many=True), **errors("me_devices", *SIGNED_IN)},
+    )
+    def get(self, request: Request) -> Response:
+        current = request.auth.digest if isinstance(request.auth, DeviceToken) else None
+        devices = [
+            {
+                "token_key": token.token_key,
+                "device": token.device,
+                "created": token.created,
+                "expiry": token.expiry,
+                "current": token.digest == current,
+            }
+            for token in devices_of(user=request.user)
+        ]
+        return Response(DeviceSerializer(devices, many=True).data)
+
+    @extend_schema(
+        operation_id="me_devices_revoke_all",
+        tags=TAGS,
+        summary="Sign every device out (this one too): every token is revoked",
+        request=None,
+        responses={204: None, **errors("me_devices_revoke_all", *LEAVING)},
+    )
+    def delete(self, request: Request) -> Response:
+        token_revoke(user=request.user)
+        return Response(status=status.HTTP_204_NO_CONTENT)
+
+    def get_authenticators(self):
+        if getattr(self.request, "method", None) == "DELETE":
+            return leaving_authenticators()  # a refused account may still sign out
+        return super().get_authenticators()
+
+
+class DeviceApi(APIView):
+    def get_authenticators(self):
+        return leaving_authenticators()  # a refused account may still sign a device out
+
+    @extend_schema(
+        operation_id="me_device_revoke",
+        tags=TAGS,
+        summary="Sign one device out: its token is revoked",
+        request=None,
+        responses={204: None, **errors("me_device_revoke", *LEAVING, "not_found")},
+    )
+    def delete(self, request: Request, token_key: str) -> Response:
+        device_revoke(user=request.user, token_key=token_key)
+        return Response(status=status.HTTP_204_NO_CONTENT)

@@ -11,6 +11,7 @@ from __future__ import annotations
 from datetime import datetime
 
 from django.utils import timezone
+from knox.auth import TokenAuthentication as KnoxTokenAuthentication
 from rest_framework import authentication
 
 from accounts.errors import AccountRefused
@@ -51,8 +52,9 @@ class _RefusingRefusedAccounts:
         return result
 
 
-class TokenAuthentication(_RefusingRefusedAccounts, authentication.TokenAuthentication):
-    """`Authorization: Token <key>`; refuses banned and suspended accounts."""
+class TokenAuthentication(_RefusingRefusedAccounts, KnoxTokenAuthentication):
+    """`Authorization: Token <key>`, a device's token (django-rest-knox: looked up by its
+    digest, refused once expired); refuses banned and suspended accounts."""
 
 
 class SessionAuthentication(_RefusingRefusedAccounts, authentication.SessionAuthentication):

@@ -27,10 +27,15 @@ def _header(scope, name: bytes) -> str | None:
 
 @database_sync_to_async
 def _user_for_token(key: str):
-    from rest_framework.authtoken.models import Token
+    from rest_framework.exceptions import AuthenticationFailed
 
-    token = Token.objects.select_related("user").filter(key=key).first()
-    return token.user if token is not None and token.user.is_active else AnonymousUser()
+    from accounts.authentication import TokenAuthentication
+
+    try:  # the HTTP API's own lookup: a device token, by digest, not expired, active user
+        user, _token = TokenAuthentication().authenticate_credentials(key.encode())
+    except AuthenticationFailed:
+        return AnonymousUser()
+    return user
 
 
 class TokenAuthMiddleware(BaseMiddleware):

@@ -12,12 +12,13 @@ from importlib import import_module
 
 from django.conf import settings
 from django.contrib.auth import HASH_SESSION_KEY, SESSION_KEY
+from django.db.models import Q
 from django.utils import timezone
 from django.utils.crypto import constant_time_compare
 from django.utils.translation import gettext as _
-from rest_framework.authtoken.models import Token
+from knox.crypto import hash_token
 
-from accounts.models import User
+from accounts.models import DeviceToken, User
 from accounts.selectors import user_access_refusal
 
 #: close codes (docs/websocket.md): the credentials are gone; the account is refused
@@ -56,7 +57,8 @@ def socket_refusal(
     if user is None or not user.is_active:
         return gone
     if token is not None:
-        if not Token.objects.filter(key=token, user_id=user_id).exists():
+        live = DeviceToken.objects.filter(digest=hash_token(token), user_id=user_id)
+        if not live.filter(Q(expiry__isnull=True) | Q(expiry__gt=timezone.now())).exists():
             return gone
     else:
         store = import_module(settings.SESSION_ENGINE).SessionStore(session_key)

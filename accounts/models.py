@@ -3,6 +3,8 @@ from django.contrib.auth.models import AbstractUser
 from django.db import models
 from django.db.models.functions import Lower
 from django.utils.translation import gettext_lazy as _
+from knox.models import AbstractAuthToken
+from knox.settings import CONSTANTS
 
 from accounts.names import display_name_skeleton
 
@@ -74,3 +76,30 @@ class User(AbstractUser):
         if update_fields is not None and "display_name" in update_fields:
             kwargs["update_fields"] = {*update_fields, "display_name_skeleton"}
         super().save(*args, **kwargs)
+
+
+class DeviceToken(AbstractAuthToken):
+    """An API token of one device (django-rest-knox: only a digest is stored, and an expiry).
+    A user has one per device they signed in on; each is revoked on its own. The fields are
+    knox's, redeclared only to name them in the moderators' languages."""
+
+    digest = models.CharField(_("digest"), max_length=CONSTANTS.DIGEST_LENGTH, primary_key=True)
+    token_key = models.CharField(
+        _("token key"),
+        max_length=CONSTANTS.MAXIMUM_TOKEN_PREFIX_LENGTH + CONSTANTS.TOKEN_KEY_LENGTH,
+        db_index=True,
+        help_text=_("the first characters of the token: names it, cannot be used as it"),
+    )
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.CASCADE,
+        related_name="auth_token_set",
+        verbose_name=_("user"),
+    )
+    created = models.DateTimeField(_("created"), auto_now_add=True)
+    expiry = models.DateTimeField(_("expiry"), null=True, blank=True)
+    device = models.CharField(_("device"), max_length=100, blank=True)
+
+    class Meta:
+        verbose_name = _("device token")
+        verbose_name_plural = _("device tokens")

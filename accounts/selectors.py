@@ -5,8 +5,9 @@ from __future__ import annotations
 from datetime import datetime
 
 from django.contrib.auth import authenticate
-from django.db.models import Q
+from django.db.models import Q, QuerySet
 from django.http import HttpRequest
+from django.utils import timezone
 from django.utils.translation import gettext as _
 from rest_framework.request import Request
 
@@ -17,7 +18,7 @@ from accounts.errors import (
     InvalidCredentials,
     iso_datetime,
 )
-from accounts.models import User
+from accounts.models import DeviceToken, User
 
 
 def user_access_refusal(*, user: User, now: datetime) -> AccessRefusal | None:
@@ -54,3 +55,9 @@ def user_from_credentials(
     if user is None:
         raise InvalidCredentials()
     return user
+
+
+def devices_of(*, user) -> QuerySet:
+    """The user's device tokens that have not expired, the newest first."""
+    live = Q(expiry__isnull=True) | Q(expiry__gt=timezone.now())
+    return DeviceToken.objects.filter(live, user=user).order_by("-created")

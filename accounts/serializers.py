@@ -22,7 +22,6 @@ from accounts.names import (
     has_invisible_characters,
     longest_combining_run,
 )
-from taxi_project import error_codes
 
 DISPLAY_NAME_MAX_LENGTH = User._meta.get_field("display_name").max_length
 
@@ -111,6 +110,12 @@ class SignupSerializer(serializers.Serializer):
         required=False, help_text="Shown to other players; defaults to the username."
     )
     email = serializers.EmailField(required=False, allow_blank=True, max_length=254)
+    device = serializers.CharField(
+        required=False,
+        allow_blank=True,
+        max_length=100,
+        help_text='A name for this device ("Ana\'s phone"), shown in its list of devices.',
+    )
 
     def validate(self, attrs: dict) -> dict:
         # The similarity validator compares the password with these attributes.
@@ -129,6 +134,12 @@ class SignupSerializer(serializers.Serializer):
 class CredentialsSerializer(serializers.Serializer):
     username = serializers.CharField(max_length=150)
     password = PasswordField()
+    device = serializers.CharField(
+        required=False,
+        allow_blank=True,
+        max_length=100,
+        help_text='A name for this device ("Ana\'s phone"), shown in its list of devices.',
+    )
 
 
 class ProfileUpdateSerializer(serializers.Serializer):
@@ -187,27 +198,19 @@ class TokenSerializer(serializers.Serializer):
     )
 
 
+class DeviceSerializer(serializers.Serializer):
+    """One of my devices: the token it signed in with, named by its first characters."""
+
+    token_key = serializers.CharField(
+        read_only=True, help_text="the token's first characters: revoke it by this"
+    )
+    device = serializers.CharField(read_only=True)
+    created = serializers.DateTimeField(read_only=True)
+    expiry = serializers.DateTimeField(
+        read_only=True, allow_null=True, help_text="pushed back as the token is used"
+    )
+    current = serializers.BooleanField(read_only=True, help_text="the token of this request")
+
+
 class AuthResultSerializer(TokenSerializer):
     user = ProfileSerializer(read_only=True)
-
-
-# --- Error bodies, for the schema only (taxi_project.api_errors renders them) -----------------
-
-
-class AccountErrorSerializer(serializers.Serializer):
-    code = serializers.ChoiceField(choices=error_codes.codes(), help_text="Stable; switch on this.")
-    message = serializers.CharField(help_text="For people; may change.")
-
-
-class AccountFieldErrorsSerializer(AccountErrorSerializer):
-    errors = serializers.DictField(
-        required=False,  # `invalid` has them; `invalid_credentials`, `wrong_password` do not
-        child=serializers.ListField(child=serializers.CharField()),
-        help_text="Messages by field name; `non_field_errors` for the request as a whole.",
-    )
-
-
-class AccountRefusedSerializer(AccountErrorSerializer):
-    until = serializers.DateTimeField(
-        required=False, help_text="`account_suspended` only: when the suspension ends."
-    )

@@ -4,14 +4,14 @@ from __future__ import annotations
 
 from django.contrib.auth import SESSION_KEY, login, logout, update_session_auth_hash
 from django.db import IntegrityError, transaction
-from rest_framework.authtoken.models import Token
 from rest_framework.request import Request
 
 from accounts.authentication import ensure_access
 from accounts.errors import DisplayNameTaken, UsernameTaken, WrongPassword
-from accounts.models import User
+from accounts.models import DeviceToken, User
 from accounts.names import display_name_skeleton
 from games import events
+from taxi_project.api_errors import NotFound
 
 DISPLAY_NAME_MAX_LENGTH = User._meta.get_field("display_name").max_length
 
@@ -48,32 +48,45 @@ def user_create(*, username: str, password: str, display_name: str = "", email: 
         raise DisplayNameTaken() from error
 
 
-def token_issue(*, user: User) -> Token:
-    """The user's API token, created on first use. DRF keeps one token per user, so every
-    device signed in as `user` shares it. Refused accounts get no token."""
+def token_issue(*, user: User, device: str = "") -> tuple[DeviceToken, str]:
+    """A new API token for one of the user's devices: the stored token and its key (shown
+    this once: only a digest is kept). Refused accounts get no token."""
     ensure_access(user)
-    token, _ = Token.objects.get_or_create(user=user)
-    return token
+    return DeviceToken.objects.create(user=user, device=device[:100])
 
 
-def token_revoke(*, user: User) -> None:
-    """Delete the user's token; every client using it must log in again, and its open sockets
-    close (4401). Idempotent."""
-    Token.objects.filter(user=user).delete()
+def token_revoke(*, user: User, token: DeviceToken | None = None) -> int:
+    """Revoke one of the user's tokens (`token`), or all of them; the clients using them must
+    log in again, and their open sockets close (4401). Idempotent: the number revoked."""
+    tokens = DeviceToken.objects.filter(user=user)
+    if token is not None:
+        tokens = tokens.filter(digest=token.digest)
+    revoked, _ = tokens.delete()
+    _credentials_changed(user)
+    return revoked
+
+
+def device_revoke(*, user: User, token_key: str) -> None:
+    """Revoke the token of one of the user's devices, by its public `token_key`."""
+    tokens = DeviceToken.objects.filter(user=user, token_key=token_key)
+    if not tokens.exists():
+        raise NotFound()
+    tokens.delete()
     _credentials_changed(user)
 
 
-def user_login(*, request: Request, user: User) -> Token:
-    """Start a browser session for `user` and return the API token for mobile clients."""
+def user_login(*, request: Request, user: User, device: str = "") -> tuple[DeviceToken, str]:
+    """Start a browser session for `user` and return a new API token for mobile clients."""
     ensure_access(user)
     login(request, user)
-    return token_issue(user=user)
+    return token_issue(user=user, device=device)
 
 
 def user_logout(*, request: Request) -> None:
-    """End the session; when the caller authenticated with a token, revoke that token too."""
+    """End the session; when the caller authenticated with a token, revoke that token (this
+    device only)."""
     user = request.user
-    if isinstance(request.auth, Token):
+    if isinstance(request.auth, DeviceToken):
         request.auth.delete()
     logout(request)
     _credentials_changed(user)
@@ -121,19 +134,25 @@ def user_profile_update(
 
 def user_password_change(
     *, user: User, old_password: str, new_password: str, request: Request | None = None
-) -> Token:
+) -> str | None:
     """Set a new password (already through the validators) after checking the old one.
 
-    The user's token is replaced, so other devices must log in again, and so are other browser
-    sessions (Django ties sessions to the password hash). The session of `request`, if it is
-    this user's, stays logged in."""
+    Every other device's token is revoked, so they must log in again, and so are other browser
+    sessions (Django ties sessions to the password hash). The device making the request keeps
+    its token (returned: the key it sent) or, from a browser session, stays logged in and gets
+    a new token."""
     if not user.check_password(old_password):
         raise WrongPassword()
+    current = getattr(request, "auth", None)
     with transaction.atomic():
         user.set_password(new_password)
         user.save(update_fields=["password"])
-        token_revoke(user=user)
-        token = Token.objects.create(user=user)
+        others = DeviceToken.objects.filter(user=user)
+        if isinstance(current, DeviceToken):
+            others = others.exclude(digest=current.digest)
+        others.delete()
+        _credentials_changed(user)
+        key = None if isinstance(current, DeviceToken) else token_issue(user=user)[1]
     if request is not None and request.session.get(SESSION_KEY) == str(user.pk):
         update_session_auth_hash(request, user)
-    return token
+    return key

@@ -13,4 +13,6 @@ urlpatterns = [
     path("auth/token", apis.TokenApi.as_view(), name="token"),
     path("me", apis.MeApi.as_view(), name="me"),
     path("me/password", apis.PasswordChangeApi.as_view(), name="password-change"),
+    path("me/devices", apis.DevicesApi.as_view(), name="devices"),
+    path("me/devices/<str:token_key>", apis.DeviceApi.as_view(), name="device"),
 ]

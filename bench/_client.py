@@ -373,8 +373,10 @@ async def play_games(
                 stats.games_finished += 1
                 break
             seat = view["active_seat"]
-            if seat == mover and view["legal_actions"]:
-                legal = view["legal_actions"]
+            # resign (K3) is offered at every moment; the load generator never resigns
+            offered = [a for a in view["legal_actions"] if a["type"] != "resign"]
+            if seat == mover and offered:
+                legal = offered
                 if check_legal:
                     stats.legal_checked += 1
                     if not _same_actions(legal, legal_from_view(view, seat)):

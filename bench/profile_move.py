@@ -115,10 +115,9 @@ def setup_django(args) -> None:
 
 class Players:
     def __init__(self):
-        from rest_framework.authtoken.models import Token
         from rest_framework.test import APIClient
 
-        from accounts.models import User
+        from accounts.models import DeviceToken, User
 
         self.clients = {}
         for i in range(2):
@@ -126,8 +125,8 @@ class Players:
             user.set_unusable_password()
             user.save()
             client = APIClient()
-            token = Token.objects.create(user=user)
-            client.credentials(HTTP_AUTHORIZATION=f"Token {token.key}")
+            key = DeviceToken.objects.create(user=user, device="bench")[1]
+            client.credentials(HTTP_AUTHORIZATION=f"Token {key}")
             self.clients[user.pk] = client
         self.ids = list(self.clients)
 

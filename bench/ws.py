@@ -205,16 +205,13 @@ def setup_django(db_url: str, redis_url: str) -> None:
 
 def create_users(count: int) -> list[tuple[int, str]]:
     """(user id, token) × count, straight into the database (unusable passwords)."""
-    from rest_framework.authtoken.models import Token
-
-    from accounts.models import User
+    from accounts.models import DeviceToken, User
 
     tag = secrets.token_hex(3)
     users = User.objects.bulk_create(
         [User(username=f"bw{tag}-{i}", password="!" + secrets.token_hex(8)) for i in range(count)]
     )
-    tokens = Token.objects.bulk_create([Token(key=Token.generate_key(), user=u) for u in users])
-    return [(t.user.pk, t.key) for t in tokens]
+    return [(u.pk, DeviceToken.objects.create(user=u, device="bench")[1]) for u in users]
 
 
 # ---------------------------------------------------------------------------------- model

@@ -2,16 +2,29 @@
 
 from __future__ import annotations
 
-from drf_spectacular.utils import OpenApiResponse, extend_schema
+import hashlib
+import json
+
+from django.http import HttpResponse, StreamingHttpResponse
+from django.utils.http import parse_etags, quote_etag
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework import status
+from rest_framework.permissions import AllowAny
 from rest_framework.response import Response
+from rest_framework.utils.encoders import JSONEncoder
 from rest_framework.views import APIView
 
-from games import engine, moderation, selectors
+from games import engine, moderation, selectors, streams
+from games.schema import BoardSerializer, error_responses
 from games.serializers import (
     ChatMessageSerializer,
+    ChatPostSerializer,
+    ChatQuerySerializer,
     ErrorSerializer,
+    ExportQuerySerializer,
     GameDetailSerializer,
+    GameExportSerializer,
     GamesQuerySerializer,
     GameSummaryPageSerializer,
     GameSummarySerializer,
@@ -23,32 +36,63 @@ from games.serializers import (
     PageQuerySerializer,
     ReportCreateSerializer,
     ReportSerializer,
+    StreamQuerySerializer,
     TableCreateSerializer,
     TableFilterSerializer,
     TableJoinSerializer,
     move_data,
 )
-from games.services import moves, tables
+from games.services import chat, moves, tables
 from games.throttles import MoveRateThrottle
+from games.web import board_data
+from taxi_project import error_codes
 from taxi_project.pagination import Pagination
 
+# The error codes each operation may answer with (games/schema.py: error_responses).
+SIGNED_IN = ("not_authenticated", "authentication_failed", "account_banned", "account_suspended",
+             "service_unavailable")  # fmt: skip
+BODY = ("invalid", "parse_error", "permission_denied", "request_too_large",
+        "unsupported_media_type")  # fmt: skip
+ILLEGAL = tuple(
+    code for code, (status_code, _message) in error_codes.vocabulary().items()
+    if status_code == 422 and code != "illegal"
+)  # fmt: skip
 
-def errors(*codes: int) -> dict:
-    described = {
-        400: "malformed request: `invalid` with field `errors`, or an engine `malformed_action`",
-        401: "`not_authenticated` / `authentication_failed`",
-        403: "not allowed: `account_suspended`, `account_banned`, `not_a_player`, …",
-        404: "`game_not_found`",
-        409: "conflict: `stale_version` (with `current_version`), `table_not_open`, …",
-        422: "illegal by the rules: the engine's code and the RULES.md `clause`",
+
+def errors(operation: str, *codes: str) -> dict:
+    """Every error `operation` may answer with, by status; any other error has the shape of
+    the `Error` component (`default`)."""
+    if "game_not_found" in codes:  # a path that names no game at all (`/games/x`): not_found
+        codes = (*codes, "not_found")
+    return {
+        **error_responses(operation, *SIGNED_IN, *codes),
+        "default": OpenApiResponse(ErrorSerializer, description="any error: docs/errors.md"),
     }
-    return {code: OpenApiResponse(ErrorSerializer, description=described[code]) for code in codes}
 
 
 def _valid(serializer_class, data) -> dict:
     serializer = serializer_class(data=data)
     serializer.is_valid(raise_exception=True)
     return serializer.validated_data
+
+
+def _tagged(request, body: dict) -> Response:
+    """`body` with an ETag (a hash of what it renders to); 304 and no body if the client's
+    `If-None-Match` has it already: a phone polling an unchanged game pays a few bytes."""
+    etag = quote_etag(hashlib.sha256(json.dumps(body, cls=JSONEncoder).encode()).hexdigest())
+    wanted = parse_etags(request.headers.get("If-None-Match", ""))
+    if etag in wanted or "*" in wanted:
+        return Response(status=status.HTTP_304_NOT_MODIFIED, headers={"ETag": etag})
+    return Response(body, headers={"ETag": etag})
+
+
+IF_NONE_MATCH = OpenApiParameter(
+    "If-None-Match",
+    str,
+    OpenApiParameter.HEADER,
+    description="the ETag of the copy you have: 304 if it is still current",
+)
+NOT_MODIFIED = {304: OpenApiResponse(description="unchanged since the ETag you sent")}
 
 
 def _page(view: APIView, request, items):
@@ -59,11 +103,27 @@ def _page(view: APIView, request, items):
     )
 
 
+class BoardApi(APIView):
+    """Public, like the rules: a client may draw the board before anyone signs in."""
+
+    authentication_classes: list = []
+    permission_classes = [AllowAny]
+
+    @extend_schema(
+        operation_id="board",
+        auth=[],
+        responses={200: BoardSerializer},
+        summary="The board: areas, roads and the CC BY 4.0 attribution to show with it",
+    )
+    def get(self, request):
+        return Response(board_data())
+
+
 class TableListCreateApi(APIView):
     @extend_schema(
         operation_id="tables_list",
         parameters=[TableFilterSerializer, PageQuerySerializer],
-        responses={200: GameSummaryPageSerializer, **errors(400, 401)},
+        responses={200: GameSummaryPageSerializer, **errors("tables_list", "invalid")},
         summary="Open public tables, newest first, with filters",
     )
     def get(self, request):
@@ -73,7 +133,17 @@ class TableListCreateApi(APIView):
     @extend_schema(
         operation_id="tables_create",
         request=TableCreateSerializer,
-        responses={201: GameSummarySerializer, **errors(400, 401, 403)},
+        responses={
+            201: GameSummarySerializer,
+            **errors(
+                "tables_create",
+                *BODY,
+                "invalid_deadlines",
+                "invalid_options",
+                "invalid_players",
+                "pickup_before_movement_required",
+            ),
+        },
         summary="Open a table (the creator takes the first place)",
     )
     def post(self, request):
@@ -100,7 +170,10 @@ class TableJoinApi(APIView):
     @extend_schema(
         operation_id="tables_join",
         request=TableJoinSerializer,
-        responses={200: GameSummarySerializer, **errors(400, 401, 403, 404, 409)},
+        responses={
+            200: GameSummarySerializer,
+            **errors("tables_join", *BODY, "game_not_found", "table_not_open", "already_seated"),
+        },
         summary="Take a place; the game starts when every place is taken",
     )
     def post(self, request, game_id: int):
@@ -116,7 +189,16 @@ class TableLeaveApi(APIView):
     @extend_schema(
         operation_id="tables_leave",
         request=None,
-        responses={200: GameSummarySerializer, **errors(401, 404, 409)},
+        responses={
+            200: GameSummarySerializer,
+            **errors(
+                "tables_leave",
+                "permission_denied",
+                "game_not_found",
+                "table_not_open",
+                "not_seated",
+            ),
+        },
         summary="Leave a table that has not started (its creator leaving cancels it)",
     )
     def post(self, request, game_id: int):
@@ -130,7 +212,16 @@ class TableCancelApi(APIView):
     @extend_schema(
         operation_id="tables_cancel",
         request=None,
-        responses={200: GameSummarySerializer, **errors(401, 403, 404, 409)},
+        responses={
+            200: GameSummarySerializer,
+            **errors(
+                "tables_cancel",
+                "permission_denied",
+                "not_creator",
+                "game_not_found",
+                "table_not_open",
+            ),
+        },
         summary="Cancel a table that has not started (creator only)",
     )
     def post(self, request, game_id: int):
@@ -143,12 +234,17 @@ class TableCancelApi(APIView):
 class GameDetailApi(APIView):
     @extend_schema(
         operation_id="games_retrieve",
-        responses={200: GameDetailSerializer, **errors(401, 404)},
+        parameters=[IF_NONE_MATCH],
+        responses={
+            200: GameDetailSerializer,
+            **NOT_MODIFIED,
+            **errors("games_retrieve", "game_not_found"),
+        },
         summary="A game and its view for you (as a player or a spectator)",
     )
     def get(self, request, game_id: int):
         game = selectors.game_get_visible(game_id=game_id, user=request.user)
-        return Response(selectors.game_detail(game=game, user=request.user))
+        return _tagged(request, selectors.game_detail(game=game, user=request.user))
 
 
 class GameActionsApi(APIView):
@@ -156,8 +252,8 @@ class GameActionsApi(APIView):
 
     @extend_schema(
         operation_id="games_actions_list",
-        responses={200: LegalActionsSerializer, **errors(401, 404)},
-        summary="Your legal actions now (empty when it is not your turn)",
+        responses={200: LegalActionsSerializer, **errors("games_actions_list", "game_not_found")},
+        summary="What you may do now: your legal actions on your turn, and `resign`",
     )
     def get(self, request, game_id: int):
         game = selectors.game_get_visible(game_id=game_id, user=request.user)
@@ -169,7 +265,20 @@ class GameActionsApi(APIView):
         responses={
             201: MoveResponseSerializer,
             200: OpenApiResponse(MoveResponseSerializer, description="a retry: the first answer"),
-            **errors(400, 401, 403, 404, 409, 422),
+            **errors(
+                "games_actions_submit",
+                *BODY,
+                "malformed_action",
+                "not_a_player",
+                "not_your_seat",
+                "server_action",
+                "game_not_found",
+                "game_not_started",
+                "stale_version",
+                "idempotency_key_reused",
+                *ILLEGAL,
+                "throttled",
+            ),
         },
         summary="Submit an action against the version you saw",
     )
@@ -189,23 +298,28 @@ class GameActionsApi(APIView):
 class GameLogApi(APIView):
     @extend_schema(
         operation_id="games_log",
-        parameters=[LogQuerySerializer],
-        responses={200: LogPageSerializer, **errors(400, 401, 404)},
+        parameters=[LogQuerySerializer, IF_NONE_MATCH],
+        responses={
+            200: LogPageSerializer,
+            **NOT_MODIFIED,
+            **errors("games_log", "invalid", "game_not_found"),
+        },
         summary="The log after seq `after`, in order (seq 0 is the setup)",
     )
     def get(self, request, game_id: int):
         query = _valid(LogQuerySerializer, request.query_params)
         game = selectors.game_get_visible(game_id=game_id, user=request.user)
-        after = query["after"] if "after" in request.query_params else -1
+        after = query.get("after", -1)
         entries = list(selectors.log_since(game=game, after=after)[: query["limit"] + 1])
         more = len(entries) > query["limit"]
         entries = entries[: query["limit"]]
-        return Response(
+        return _tagged(
+            request,
             {
                 "version": game.version,
                 "entries": [selectors.entry_public(entry) for entry in entries],
                 "next_after": entries[-1].seq if more else None,
-            }
+            },
         )
 
 
@@ -213,7 +327,7 @@ class MyGamesApi(APIView):
     @extend_schema(
         operation_id="me_games",
         parameters=[GamesQuerySerializer, PageQuerySerializer],
-        responses={200: GameSummaryPageSerializer, **errors(400, 401)},
+        responses={200: GameSummaryPageSerializer, **errors("me_games", "invalid")},
         summary="Your games, those waiting on you first",
     )
     def get(self, request):
@@ -226,7 +340,7 @@ class FinishedGamesApi(APIView):
     @extend_schema(
         operation_id="games_finished",
         parameters=[PageQuerySerializer],
-        responses={200: GameSummaryPageSerializer, **errors(401)},
+        responses={200: GameSummaryPageSerializer, **errors("games_finished", "invalid")},
         summary="Finished games with their results and revealed seeds",
     )
     def get(self, request):
@@ -236,19 +350,113 @@ class FinishedGamesApi(APIView):
 class GameChatApi(APIView):
     @extend_schema(
         operation_id="games_chat",
-        responses={200: ChatMessageSerializer(many=True), **errors(401, 404)},
-        summary="The table's latest visible chat messages, oldest first (post over the socket)",
+        parameters=[ChatQuerySerializer],
+        responses={
+            200: ChatMessageSerializer(many=True),
+            **errors("games_chat", "invalid", "game_not_found"),
+        },
+        summary="The table's visible chat messages, oldest first: the latest, or those after "
+        "`after`",
     )
     def get(self, request, game_id: int):
+        query = _valid(ChatQuerySerializer, request.query_params)
         game = selectors.game_get_visible(game_id=game_id, user=request.user)
-        return Response(selectors.chat_recent(game=game))
+        return Response(selectors.chat_recent(game=game, after=query.get("after")))
+
+    @extend_schema(
+        operation_id="games_chat_post",
+        request=ChatPostSerializer,
+        responses={
+            201: ChatMessageSerializer,
+            **errors(
+                "games_chat_post",
+                *BODY,
+                "invalid_chat_message",
+                "not_a_player",
+                "game_not_found",
+                "chat_rate_limited",
+            ),
+        },
+        summary="Write to the table (players only): the same message the sockets get",
+    )
+    def post(self, request, game_id: int):
+        data = _valid(ChatPostSerializer, request.data)
+        selectors.game_get_visible(game_id=game_id, user=request.user)
+        message = chat.chat_post(game_id=game_id, user=request.user, text=data["text"])
+        return Response(selectors.chat_public(message), status=201)
+
+
+class GameStreamApi(APIView):
+    @extend_schema(
+        operation_id="games_stream",
+        parameters=[StreamQuerySerializer],
+        responses={
+            (200, "application/x-ndjson"): OpenApiResponse(
+                OpenApiTypes.STR,
+                description="One Entry (as in the log) a line, from `after` on, as they are "
+                'committed; `{"keepalive": <time>}` every 20 s without one; the stream ends '
+                "after the entry that ends the game",
+            ),
+            **errors("games_stream", "invalid", "game_not_found"),
+        },
+        summary="Follow the game without a socket: its log entries as they come (NDJSON)",
+    )
+    def get(self, request, game_id: int):
+        query = _valid(StreamQuerySerializer, request.query_params)
+        selectors.game_get_visible(game_id=game_id, user=request.user)
+        lines = streams.entry_lines(game_id=game_id, after=query.get("after", -1))
+        response = StreamingHttpResponse(lines, content_type="application/x-ndjson")
+        response["Cache-Control"] = "no-cache"
+        response["X-Accel-Buffering"] = "no"  # nginx: pass each line on at once
+        return response
+
+
+class GameExportApi(APIView):
+    @extend_schema(
+        operation_id="games_export",
+        parameters=[ExportQuerySerializer],
+        responses={
+            (200, "application/json"): GameExportSerializer,
+            (200, "application/x-ndjson"): OpenApiResponse(
+                OpenApiTypes.STR,
+                description="`?as=ndjson`: the game (GameSummary) on the first line, then "
+                "one Entry a line",
+            ),
+            **errors("games_export", "invalid", "game_not_found"),
+        },
+        summary="The whole game in one call: the game (with its seed once over) and every "
+        "log entry",
+    )
+    def get(self, request, game_id: int):
+        query = _valid(ExportQuerySerializer, request.query_params)
+        game = selectors.game_get_visible(game_id=game_id, user=request.user)
+        summary = selectors.game_summary(game, user=request.user)
+        entries = [selectors.entry_public(e) for e in selectors.log_since(game=game, after=-1)]
+        if query["as"] == "ndjson":
+            lines = (json.dumps(line, cls=JSONEncoder) + "\n" for line in [summary, *entries])
+            return HttpResponse("".join(lines), content_type="application/x-ndjson")
+        return Response({"game": summary, "entries": entries})
 
 
 class GameReportApi(APIView):
     @extend_schema(
         operation_id="games_report",
         request=ReportCreateSerializer,
-        responses={201: ReportSerializer, **errors(400, 401, 404)},
+        responses={
+            201: ReportSerializer,
+            **errors(
+                "games_report",
+                *BODY,
+                "report_target_required",
+                "report_self",
+                "report_not_allowed",
+                "game_not_found",
+                "message_not_found",
+                "player_not_found",
+                "report_duplicate",
+                "report_rate_limited",
+            ),
+        },
         summary="Report a player of this game, or one of its chat messages, to the moderators",
     )
     def post(self, request, game_id: int):

@@ -34,6 +34,7 @@ from accounts.credentials import socket_credentials, socket_refusal
 from accounts.middleware import scope_language
 from games import events, moderation, selectors
 from games.engine import EngineError
+from games.engine.views import resign_offer  # issue 22: resign offered at any time (K3)
 from games.errors import InvalidSync, LoginRequired, MalformedFrame, UnknownFrame
 from games.serializers import MAX_INT, move_data
 from games.services import chat, moves
@@ -256,7 +257,7 @@ class GameConsumer(JsonConsumer):
         view = dict(event["public"])
         view["you"] = self.seat
         mine = self.seat is not None and self.seat == event["active_seat"]
-        view["legal_actions"] = event["legal"] if mine else []
+        view["legal_actions"] = (event["legal"] if mine else []) + resign_offer(view, self.seat)
         await self.send_json(
             frame(
                 "entry",

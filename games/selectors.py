@@ -121,8 +121,8 @@ def game_detail(*, game: Game, user) -> dict:
 def legal_actions(*, game: Game, user) -> dict:
     seat = seat_of(game, user)
     actions: list[dict] = []
-    if game.status == Game.Status.PLAYING and seat is not None and seat == game.active_seat:
-        actions = [engine.encode_action(a) for a in state.state_for(game).legal_actions()]
+    if game.status == Game.Status.PLAYING and seat is not None:
+        actions = [engine.encode_action(a) for a in state.state_for(game).offered_actions(seat)]
     return {"version": game.version, "seat": seat, "actions": actions}
 
 
@@ -205,14 +205,15 @@ def chat_public(message: ChatMessage) -> dict:
     }
 
 
-def chat_recent(*, game: Game, limit: int = 100) -> list[dict]:
-    """The table's latest visible messages, oldest first."""
-    messages = (
-        ChatMessage.objects.filter(game=game, hidden_at__isnull=True)
-        .select_related("author")
-        .order_by("-created_at", "-pk")[:limit]
-    )
-    return [chat_public(m) for m in reversed(messages)]
+def chat_recent(*, game: Game, limit: int = 100, after: int | None = None) -> list[dict]:
+    """The table's latest visible messages, oldest first; with `after`, the first `limit`
+    messages after that id (a client catching up over HTTP)."""
+    messages = ChatMessage.objects.filter(game=game, hidden_at__isnull=True)
+    if after is not None:
+        newer = messages.filter(pk__gt=after).select_related("author").order_by("pk")[:limit]
+        return [chat_public(m) for m in newer]
+    latest = messages.select_related("author").order_by("-created_at", "-pk")[:limit]
+    return [chat_public(m) for m in reversed(latest)]
 
 
 def socket_access(*, game_id: int, user) -> dict:

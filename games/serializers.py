@@ -8,6 +8,16 @@ from rest_framework import serializers
 
 from games.engine.options import MAX_PLAYERS, MIN_PLAYERS, MOVEMENTS
 from games.models import Clock, Game
+from games.schema import (
+    GameViewSerializer,
+    OptionsSerializer,
+    PublicUserSerializer,
+    ResultSerializer,
+    logged_action_field,
+    notifications_field,
+    player_action_field,
+    player_actions_field,
+)
 from taxi_project import error_codes
 from taxi_project.pagination import MAX_OFFSET, Pagination
 
@@ -56,9 +66,9 @@ IDEMPOTENCY_KEY = re.compile(r"^[A-Za-z0-9_.:-]{1,64}$")
 
 
 class MoveSerializer(serializers.Serializer):
-    action = serializers.DictField(
+    action = player_action_field(
         help_text='An action as `legal_actions` lists it, e.g. {"type": "step", "to": "9H"}; '
-        "`seat` may be left out."
+        "`seat` may be left out. `turn` plays a whole turn in one request (see TurnAction)."
     )
     version = serializers.IntegerField(
         min_value=0, max_value=MAX_INT, help_text="The game version the client saw."
@@ -95,7 +105,12 @@ def move_data(data) -> dict:
 
 
 class LogQuerySerializer(serializers.Serializer):
-    after = serializers.IntegerField(min_value=0, max_value=MAX_INT, default=0)
+    after = serializers.IntegerField(
+        min_value=0,
+        max_value=MAX_INT,
+        required=False,
+        help_text="the last seq you have; left out: the whole log from seq 0 (the setup)",
+    )
     limit = serializers.IntegerField(min_value=1, max_value=500, default=100)
 
 
@@ -111,6 +126,42 @@ class PageQuerySerializer(serializers.Serializer):
         min_value=0, max_value=MAX_OFFSET, required=False,
         help_text="Items to skip (400 `invalid` if not a whole number in range).",
     )  # fmt: skip
+
+
+class StreamQuerySerializer(serializers.Serializer):
+    after = serializers.IntegerField(
+        min_value=0,
+        max_value=MAX_INT,
+        required=False,
+        help_text="the last seq you have; left out: from seq 0 (the setup)",
+    )
+
+
+class ChatQuerySerializer(serializers.Serializer):
+    after = serializers.IntegerField(
+        min_value=0,
+        max_value=MAX_INT,
+        required=False,
+        help_text="the last message id you have: only newer messages (left out: the latest)",
+    )
+
+
+class ChatPostSerializer(serializers.Serializer):
+    text = serializers.CharField(help_text="1 to 500 printable characters", trim_whitespace=False)
+
+
+# `as`, not `format` (DRF reads that one to choose a renderer); a Python keyword, hence type()
+ExportQuerySerializer = type(
+    "ExportQuerySerializer",
+    (serializers.Serializer,),
+    {
+        "as": serializers.ChoiceField(
+            choices=["json", "ndjson"],
+            default="json",
+            help_text="json: one object; ndjson: the game on the first line, then an entry a line",
+        )
+    },
+)
 
 
 class GamesQuerySerializer(serializers.Serializer):
@@ -131,7 +182,7 @@ class ClockStateSerializer(serializers.Serializer):
 class SeatSerializer(serializers.Serializer):
     seat = serializers.IntegerField(allow_null=True, help_text="play order; null until start")
     join_order = serializers.IntegerField()
-    user = serializers.DictField()
+    user = PublicUserSerializer()
 
 
 class GameSummarySerializer(serializers.Serializer):
@@ -139,7 +190,7 @@ class GameSummarySerializer(serializers.Serializer):
     status = serializers.ChoiceField(choices=Game.Status.choices)
     visibility = serializers.ChoiceField(choices=Game.Visibility.choices)
     players = serializers.IntegerField()
-    options = serializers.DictField()
+    options = OptionsSerializer()
     clock = serializers.ChoiceField(choices=Clock.choices)
     turn_seconds = serializers.IntegerField(allow_null=True)
     deadline1_at = serializers.DateTimeField(allow_null=True)
@@ -153,18 +204,22 @@ class GameSummarySerializer(serializers.Serializer):
     clock_state = ClockStateSerializer()
     seats = SeatSerializer(many=True)
     rules_version = serializers.CharField(allow_null=True)
-    seed_commitment = serializers.CharField(allow_null=True, help_text="H2: sha256 of the seed")
-    seed = serializers.CharField(required=False, help_text="revealed once the game is over")
-    result = serializers.DictField(allow_null=True)
+    seed_commitment = serializers.CharField(
+        allow_null=True,
+        help_text='H2: hex SHA-256 of the UTF-8 text "bahama-taxi-seed:<seed>", the seed in '
+        "decimal; null until the game starts. docs/fairness.md tells how to check the draws.",
+    )
+    seed = serializers.CharField(
+        required=False, help_text="H2: the seed (decimal), revealed once the game is over"
+    )
+    result = ResultSerializer(allow_null=True)
     your_seat = serializers.IntegerField(allow_null=True, required=False)
     your_turn = serializers.BooleanField(required=False)
     invite_code = serializers.CharField(required=False, help_text="to the creator only")
 
 
 class GameDetailSerializer(GameSummarySerializer):
-    view = serializers.DictField(
-        allow_null=True, help_text="engine player view (pile as a count only)"
-    )
+    view = GameViewSerializer(allow_null=True, help_text="null until the game starts")
 
 
 class GameSummaryPageSerializer(serializers.Serializer):
@@ -179,22 +234,32 @@ class GameSummaryPageSerializer(serializers.Serializer):
 class MoveResponseSerializer(serializers.Serializer):
     seq = serializers.IntegerField()
     version = serializers.IntegerField()
-    notifications = serializers.ListField(child=serializers.DictField())
-    view = serializers.DictField()
+    notifications = notifications_field()
+    view = GameViewSerializer()
     clock_state = ClockStateSerializer()
 
 
 class LegalActionsSerializer(serializers.Serializer):
     version = serializers.IntegerField()
     seat = serializers.IntegerField(allow_null=True)
-    actions = serializers.ListField(child=serializers.DictField())
+    actions = player_actions_field(
+        help_text="your legal actions on your turn, then `resign` while your seat is yours"
+    )
+
+
+class ActorSerializer(serializers.Serializer):
+    kind = serializers.ChoiceField(
+        choices=["player", "server", "moderator"],
+        help_text="server: the setup, timeouts, deadlines; moderator: abort, zombify, restore",
+    )
+    seat = serializers.IntegerField(allow_null=True, help_text="the player's seat")
 
 
 class EntrySerializer(serializers.Serializer):
     seq = serializers.IntegerField()
-    actor = serializers.DictField()
-    action = serializers.DictField(allow_null=True)
-    notifications = serializers.ListField(child=serializers.DictField())
+    actor = ActorSerializer()
+    action = logged_action_field(allow_null=True, help_text="null for seq 0, the setup")
+    notifications = notifications_field()
     created_at = serializers.DateTimeField()
 
 
@@ -209,7 +274,7 @@ class LogPageSerializer(serializers.Serializer):
 class ChatMessageSerializer(serializers.Serializer):
     id = serializers.IntegerField()
     seat = serializers.IntegerField(allow_null=True)
-    author = serializers.DictField()
+    author = PublicUserSerializer()
     text = serializers.CharField()
     created_at = serializers.DateTimeField()
 
@@ -224,3 +289,8 @@ class ReportSerializer(serializers.Serializer):
     id = serializers.IntegerField()
     status = serializers.CharField()
     created_at = serializers.DateTimeField()
+
+
+class GameExportSerializer(serializers.Serializer):
+    game = GameSummarySerializer(help_text="with `seed` once the game is over (H2)")
+    entries = EntrySerializer(many=True, help_text="the whole log, from seq 0 (the setup)")

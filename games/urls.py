@@ -5,6 +5,7 @@ from django.urls import path
 from games import apis
 
 urlpatterns = [
+    path("board", apis.BoardApi.as_view(), name="board-api"),
     path("tables", apis.TableListCreateApi.as_view(), name="tables"),
     path("tables/<int:game_id>/join", apis.TableJoinApi.as_view(), name="table-join"),
     path("tables/<int:game_id>/leave", apis.TableLeaveApi.as_view(), name="table-leave"),
@@ -14,6 +15,8 @@ urlpatterns = [
     path("games/<int:game_id>/actions", apis.GameActionsApi.as_view(), name="game-actions"),
     path("games/<int:game_id>/log", apis.GameLogApi.as_view(), name="game-log"),
     path("games/<int:game_id>/chat", apis.GameChatApi.as_view(), name="game-chat"),
+    path("games/<int:game_id>/stream", apis.GameStreamApi.as_view(), name="game-stream"),
+    path("games/<int:game_id>/export", apis.GameExportApi.as_view(), name="game-export"),
     path("games/<int:game_id>/reports", apis.GameReportApi.as_view(), name="game-reports"),
     path("me/games", apis.MyGamesApi.as_view(), name="my-games"),
 ]

@@ -5,6 +5,7 @@ comes from the environment; with nothing set, the server runs fully embedded
 
 import hashlib
 import os
+from datetime import timedelta
 from pathlib import Path
 
 import dj_database_url
@@ -61,7 +62,10 @@ INSTALLED_APPS = [
     "django.contrib.messages",
     "django.contrib.staticfiles",
     "rest_framework",
+    # the one-token-per-user tokens of before issue 22: kept for the migration that moves them
+    # to device tokens (accounts 0007), unused otherwise
     "rest_framework.authtoken",
+    "knox",
     "drf_spectacular",
     "channels",
     "accounts",
@@ -246,7 +250,36 @@ SPECTACULAR_SETTINGS = {
     "VERSION": "1.0.0",
     "SERVE_INCLUDE_SCHEMA": False,
     "COMPONENT_SPLIT_REQUEST": True,
+    # operations tagged by the path after /api/v1/ (games, tables, me, board), not "v1"
+    "SCHEMA_PATH_PREFIX": r"/api/v[0-9]+",
+    # issue 22: names a generated client can use (games/schema.py)
+    "ENUM_NAME_OVERRIDES": {
+        "Area": "games.engine.AREAS",
+        "ErrorCode": "taxi_project.error_codes.codes",
+        "GameStatus": "games.models.Game.Status",
+        "ViewStatus": "games.schema.VIEW_STATUSES",
+    },
+    "POSTPROCESSING_HOOKS": [
+        "games.schema.name_error_code_enums",
+        "drf_spectacular.hooks.postprocess_schema_enums",
+    ],
 }
+
+# issue 22: API tokens, one per device (django-rest-knox): stored as SHA-512 digests, sent as
+# `Authorization: Token <key>` as before, valid TOKEN_DAYS after their last use.
+KNOX_TOKEN_MODEL = "accounts.DeviceToken"
+# knox's own migrations would build the table of its default model, which ours replaces (and
+# a table no model names breaks PostgreSQL's flush, whose TRUNCATE it references users)
+MIGRATION_MODULES = {"knox": None}
+REST_KNOX = {
+    "AUTH_HEADER_PREFIX": "Token",
+    "TOKEN_TTL": timedelta(days=float(os.environ.get("TOKEN_DAYS", "90"))),
+    "AUTO_REFRESH": True,
+    "MIN_REFRESH_INTERVAL": 3600,  # at most one write an hour per token
+}
+
+# issue 22: GET /api/v1/games/{id}/stream writes a keep-alive line after this many idle seconds
+STREAM_KEEPALIVE_SECONDS = float(os.environ.get("STREAM_KEEPALIVE_SECONDS", "20"))
 
 # --- Redis, or the embedded fallbacks -------------------------------------------------------
 REDIS_URL = os.environ.get("REDIS_URL", "")

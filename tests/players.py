@@ -5,10 +5,10 @@ from __future__ import annotations
 import itertools
 import uuid
 
-from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
 from accounts.models import User
+from accounts.services import token_issue
 from games import engine, state
 from games.models import Game
 
@@ -22,7 +22,7 @@ class Player:
         name = name or f"player{next(_names)}"
         self.user = User.objects.create_user(username=name, password="pw-" + name * 2)
         self.client = APIClient()
-        self.token = Token.objects.create(user=self.user).key
+        self.token = token_issue(user=self.user, device="tests")[1]
         self.client.credentials(HTTP_AUTHORIZATION=f"Token {self.token}")
 
     def get(self, url, **params):

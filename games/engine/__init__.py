@@ -10,6 +10,7 @@ See docs/architecture.md for the API and RULES.md for the rules each part implem
 
 from .actions import (
     ACTION_TYPES,
+    CLIENT_ACTIONS,
     PLAYER_ACTIONS,
     SERVER_ACTIONS,
     Abort,
@@ -39,7 +40,8 @@ from .seed import seed_commitment, seed_matches
 from .views import full_view, player_view, public_view
 
 __all__ = [
-    "ACTION_TYPES", "AREAS", "ATTRIBUTION", "DISTANCE", "NEIGHBOURS", "PLAYER_ACTIONS",
+    "ACTION_TYPES", "AREAS", "ATTRIBUTION", "CLIENT_ACTIONS", "DISTANCE", "NEIGHBOURS",
+    "PLAYER_ACTIONS",
     "RULES_VERSION", "SERVER_ACTIONS", "SUPPORTED_RULES_VERSIONS",
     "Abort", "Action", "Code", "Deadline", "Decline", "EngineError", "Game", "IllegalAction",
     "InvalidSetup", "MalformedAction", "Options", "Pass", "Pickup", "Restore", "Resign", "Setup",

@@ -152,6 +152,9 @@ ACTION_TYPES: dict[str, type] = {
 
 PLAYER_ACTIONS = frozenset({"step", "undo", "stop", "pickup", "decline", "pass", "turn"})
 SERVER_ACTIONS = frozenset(ACTION_TYPES) - PLAYER_ACTIONS
+#: What a player may submit: the player actions, and `resign` (K3: a server action in the log,
+#: since the seat's play passes to the autopilot, but the player's own decision).
+CLIENT_ACTIONS = PLAYER_ACTIONS | {"resign"}
 
 _AREA_LISTS = {"steps": 7, "pickups": 3, "pickups_before": 3}
 
@@ -249,7 +252,8 @@ def _decode_checked(data) -> Action:
     if shape is None:
         raise MalformedAction(
             f"unknown action type {kind!r}",
-            errors={"type": f"one of {', '.join(sorted(ACTION_TYPES))}"},
+            # only what a player may send: server-only types are never suggested to clients
+            errors={"type": f"one of {', '.join(sorted(CLIENT_ACTIONS))}"},
         )
     required, optional = shape
     errors: dict[str, str] = {}

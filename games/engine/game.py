@@ -148,6 +148,17 @@ class Game:
             actions.append(Pass(seat))
         return actions
 
+    def offered_actions(self, seat: int | None) -> list[Action]:
+        """What seat `seat` may do now, as offered to its player: the legal actions when it is
+        the seat's turn, then `resign` (K3) while the game runs and the seat is not already
+        played by the autopilot, on its turn or not. Not for policies: `legal_actions` is."""
+        if seat is None or self.phase == OVER or not 0 <= seat < self.players:
+            return []
+        actions = self.legal_actions() if seat == self.active else []
+        if not self.zombies[seat]:
+            actions.append(Resign(seat))
+        return actions
+
     # ------------------------------------------------------------------ playing
 
     def apply(self, action: Action | dict) -> list[dict]:

@@ -59,9 +59,16 @@ def player_view(game: Game, seat: int | None = None, *, public: dict | None = No
     may change it afterwards)."""
     view = public_view(game) if public is None else dict(public)
     view["you"] = seat
-    mine = seat is not None and game.phase != OVER and seat == game.active
-    view["legal_actions"] = [encode_action(a) for a in game.legal_actions()] if mine else []
+    view["legal_actions"] = [encode_action(a) for a in game.offered_actions(seat)]
     return view
+
+
+def resign_offer(public: dict, seat: int | None) -> list[dict]:
+    """`resign` as `Game.offered_actions` offers it (K3), from a public view alone: for those
+    who build a seat's `legal_actions` from the public view and the active seat's list."""
+    if seat is None or public["status"] != "playing" or public["seats"][seat]["zombie"]:
+        return []
+    return [{"type": "resign", "seat": seat}]
 
 
 def full_view(game: Game) -> dict:

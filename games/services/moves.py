@@ -93,7 +93,8 @@ def _with_seat(action: dict, seat: int) -> dict:
 
 def _player_action(action: dict, seat: int) -> engine.Action:
     """The client's action, on behalf of its own seat: the seat may be left out."""
-    if isinstance(action, dict) and action.get("type") in engine.SERVER_ACTIONS - {"resign"}:
+    kind = action.get("type") if isinstance(action, dict) else None
+    if kind in engine.SERVER_ACTIONS - engine.CLIENT_ACTIONS:
         raise ServerActionRefused()
     decoded = engine.decode_action(_with_seat(action, seat))
     if decoded.seat != seat:

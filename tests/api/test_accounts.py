@@ -10,11 +10,12 @@ from datetime import timedelta
 import pytest
 from django.core.cache import cache
 from django.utils import timezone
-from rest_framework.authtoken.models import Token
+from knox.crypto import hash_token
 from rest_framework.test import APIClient
 
 from accounts.authentication import access_refusal
-from accounts.models import User
+from accounts.models import DeviceToken, User
+from accounts.services import token_issue
 from accounts.throttles import AUTH_SCOPE, AuthRateThrottle
 
 SIGNUP = "/api/v1/auth/signup"
@@ -22,6 +23,7 @@ LOGIN = "/api/v1/auth/login"
 LOGOUT = "/api/v1/auth/logout"
 TOKEN = "/api/v1/auth/token"
 ME = "/api/v1/me"
+DEVICES = "/api/v1/me/devices"
 PASSWORD = "/api/v1/me/password"
 
 PASSWORD_OK = "correct horse battery staple"
@@ -166,7 +168,7 @@ def test_login_starts_a_session_and_returns_the_token(anon, ana):
     assert response.status_code == 200
     body = response.json()
     assert body["user"]["username"] == "ana"
-    assert body["token"] == Token.objects.get(user=ana).key
+    assert DeviceToken.objects.filter(user=ana, digest=hash_token(body["token"])).exists()
     # The same client, with no token: the session cookie authenticates it.
     assert anon.get(ME).json()["username"] == "ana"
     assert token_client(body["token"]).get(ME).status_code == 200
@@ -182,11 +184,13 @@ def test_login_needs_no_csrf_token_but_the_session_then_does(ana):
     assert_error(browser.patch(ME, {"display_name": "X"}, format="json"), 403, "permission_denied")
 
 
-def test_logging_in_twice_returns_the_same_token(ana):
+def test_each_login_is_a_device_with_a_token_of_its_own(ana):
     first = post(APIClient(), LOGIN, {"username": "ana", "password": PASSWORD_OK}).json()
     second = post(APIClient(), LOGIN, {"username": "ana", "password": PASSWORD_OK}).json()
 
-    assert first["token"] == second["token"]
+    assert first["token"] != second["token"]
+    assert token_client(first["token"]).get(ME).status_code == 200
+    assert token_client(second["token"]).get(ME).status_code == 200
 
 
 @pytest.mark.parametrize("url", [LOGIN, TOKEN])
@@ -220,7 +224,7 @@ def test_logout_ends_the_session(ana):
 
     assert response.status_code == 204
     assert_error(browser.get(ME), (401, 403), "not_authenticated")
-    assert Token.objects.filter(user=ana).exists()  # a browser logout leaves the token alone
+    assert DeviceToken.objects.filter(user=ana).exists()  # a browser logout leaves tokens alone
 
 
 def test_logout_with_a_token_revokes_it(anon, ana):
@@ -229,7 +233,7 @@ def test_logout_with_a_token_revokes_it(anon, ana):
 
     assert post(mobile, LOGOUT).status_code == 204
 
-    assert not Token.objects.filter(key=key).exists()
+    assert not DeviceToken.objects.filter(digest=hash_token(key)).exists()
     assert_error(mobile.get(ME), 401, "authentication_failed")
 
 
@@ -244,7 +248,8 @@ def test_token_issue_returns_the_token_without_a_session(anon, ana):
     response = post(anon, TOKEN, {"username": "ana", "password": PASSWORD_OK})
 
     assert response.status_code == 200
-    assert response.json() == {"token": Token.objects.get(user=ana).key}
+    assert set(response.json()) == {"token"}
+    assert DeviceToken.objects.filter(digest=hash_token(response.json()["token"])).exists()
     assert_error(anon.get(ME), (401, 403), "not_authenticated")
     assert token_client(response.json()["token"]).get(ME).status_code == 200
 
@@ -255,7 +260,7 @@ def test_token_revoke(anon, ana):
 
     assert mobile.delete(TOKEN).status_code == 204
 
-    assert not Token.objects.filter(user=ana).exists()
+    assert not DeviceToken.objects.filter(user=ana).exists()
     assert_error(mobile.get(ME), 401, "authentication_failed")
     fresh = post(anon, TOKEN, {"username": "ana", "password": PASSWORD_OK}).json()["token"]
     assert fresh != key
@@ -281,7 +286,7 @@ def test_me_needs_authentication(anon, db):
 
 
 def test_me_returns_the_profile(ana):
-    body = token_client(Token.objects.create(user=ana).key).get(ME).json()
+    body = token_client(DeviceToken.objects.create(user=ana)[1]).get(ME).json()
 
     assert body == {
         "id": ana.pk,
@@ -296,7 +301,7 @@ def test_me_returns_the_profile(ana):
 
 
 def test_profile_edit_strips_and_saves(ana):
-    client = token_client(Token.objects.create(user=ana).key)
+    client = token_client(DeviceToken.objects.create(user=ana)[1])
 
     response = client.patch(
         ME, {"display_name": "  Ana the Driver  ", "email": "ana@EXAMPLE.org"}, format="json"
@@ -311,7 +316,7 @@ def test_profile_edit_strips_and_saves(ana):
 
 
 def test_profile_edit_changes_only_the_fields_sent(ana):
-    client = token_client(Token.objects.create(user=ana).key)
+    client = token_client(DeviceToken.objects.create(user=ana)[1])
 
     assert client.patch(ME, {"email": "a@b.io"}, format="json").json()["display_name"] == "Ana"
     assert client.patch(ME, {}, format="json").json()["email"] == "a@b.io"
@@ -323,7 +328,7 @@ def test_profile_edit_changes_only_the_fields_sent(ana):
     ids=["empty", "blank", "too-long", "control", "newline", "tab", "bidi-override", "null"],
 )
 def test_profile_edit_refuses_bad_display_names(ana, display_name):
-    client = token_client(Token.objects.create(user=ana).key)
+    client = token_client(DeviceToken.objects.create(user=ana)[1])
 
     response = client.patch(ME, {"display_name": display_name}, format="json")
 
@@ -334,7 +339,7 @@ def test_profile_edit_refuses_bad_display_names(ana, display_name):
 
 @pytest.mark.parametrize("display_name", ["x" * 50, "Zoë 🚕", "  padded" + " " * 60, "李小龍"])
 def test_profile_edit_accepts_good_display_names(ana, display_name):
-    client = token_client(Token.objects.create(user=ana).key)
+    client = token_client(DeviceToken.objects.create(user=ana)[1])
 
     response = client.patch(ME, {"display_name": display_name}, format="json")
 
@@ -343,7 +348,7 @@ def test_profile_edit_accepts_good_display_names(ana, display_name):
 
 
 def test_profile_edit_refuses_a_bad_email(ana):
-    client = token_client(Token.objects.create(user=ana).key)
+    client = token_client(DeviceToken.objects.create(user=ana)[1])
 
     assert list(field_errors(client.patch(ME, {"email": "nope"}, format="json"))) == ["email"]
 
@@ -352,7 +357,7 @@ def test_profile_edit_refuses_a_bad_email(ana):
 
 
 def test_password_change_with_the_wrong_old_password(ana):
-    client = token_client(Token.objects.create(user=ana).key)
+    client = token_client(DeviceToken.objects.create(user=ana)[1])
 
     response = post(client, PASSWORD, {"old_password": "guess", "new_password": NEW_PASSWORD})
 
@@ -363,7 +368,7 @@ def test_password_change_with_the_wrong_old_password(ana):
 
 @pytest.mark.parametrize("new_password", ["short", "qwertyuiop", "123456789012"])
 def test_password_change_applies_the_validators(ana, new_password):
-    client = token_client(Token.objects.create(user=ana).key)
+    client = token_client(DeviceToken.objects.create(user=ana)[1])
 
     response = post(client, PASSWORD, {"old_password": PASSWORD_OK, "new_password": new_password})
 
@@ -372,21 +377,35 @@ def test_password_change_applies_the_validators(ana, new_password):
     assert ana.check_password(PASSWORD_OK)
 
 
-def test_password_change_replaces_the_token(anon, ana):
-    old_key = Token.objects.create(user=ana).key
-    client = token_client(old_key)
+def test_password_change_keeps_this_device_and_signs_the_others_out(anon, ana):
+    this_key, other_key = (
+        token_issue(user=ana, device="phone")[1],
+        DeviceToken.objects.create(user=ana)[1],
+    )
+    client = token_client(this_key)
 
     response = post(client, PASSWORD, {"old_password": PASSWORD_OK, "new_password": NEW_PASSWORD})
 
     assert response.status_code == 200
-    new_key = response.json()["token"]
-    assert new_key != old_key
-    assert_error(client.get(ME), 401, "authentication_failed")
-    assert token_client(new_key).get(ME).status_code == 200
+    assert response.json()["token"] == this_key  # this device keeps its token
+    assert client.get(ME).status_code == 200
+    assert_error(token_client(other_key).get(ME), 401, "authentication_failed")
+    assert [d["device"] for d in client.get(DEVICES).json()] == ["phone"]
     assert_error(
         post(anon, LOGIN, {"username": "ana", "password": PASSWORD_OK}), 400, "invalid_credentials"
     )
     assert post(anon, LOGIN, {"username": "ana", "password": NEW_PASSWORD}).status_code == 200
+
+
+def test_password_change_from_a_browser_signs_every_device_out(ana):
+    key = DeviceToken.objects.create(user=ana)[1]
+    browser = session_client()
+
+    response = post(browser, PASSWORD, {"old_password": PASSWORD_OK, "new_password": NEW_PASSWORD})
+
+    assert response.status_code == 200
+    assert_error(token_client(key).get(ME), 401, "authentication_failed")
+    assert token_client(response.json()["token"]).get(ME).status_code == 200
 
 
 def test_password_change_keeps_this_session_and_ends_the_others(ana):
@@ -414,7 +433,7 @@ def test_suspended_user_is_refused_at_login_and_token_issue(anon, ana):
 
 
 def test_suspended_user_is_refused_with_a_token(ana):
-    client = token_client(Token.objects.create(user=ana).key)
+    client = token_client(DeviceToken.objects.create(user=ana)[1])
     suspend(ana, for_=timedelta(hours=1))
 
     body = assert_error(client.get(ME), 403, "account_suspended")
@@ -431,7 +450,7 @@ def test_suspended_user_is_refused_with_a_session(ana):
 
 
 def test_a_past_suspension_no_longer_refuses(anon, ana):
-    client = token_client(Token.objects.create(user=ana).key)
+    client = token_client(DeviceToken.objects.create(user=ana)[1])
     suspend(ana, for_=-timedelta(seconds=1))
 
     assert client.get(ME).status_code == 200
@@ -439,7 +458,7 @@ def test_a_past_suspension_no_longer_refuses(anon, ana):
 
 
 def test_banned_user_is_refused(anon, ana):
-    client = token_client(Token.objects.create(user=ana).key)
+    client = token_client(DeviceToken.objects.create(user=ana)[1])
     browser = session_client()
     ban(ana)
 
@@ -455,22 +474,24 @@ def test_a_ban_outranks_a_suspension(ana):
     suspend(ana, for_=timedelta(days=1))
     ban(ana)
 
-    assert_error(token_client(Token.objects.create(user=ana).key).get(ME), 403, "account_banned")
+    assert_error(
+        token_client(DeviceToken.objects.create(user=ana)[1]).get(ME), 403, "account_banned"
+    )
 
 
 def test_a_refused_user_can_still_log_out_and_revoke_the_token(ana):
-    key = Token.objects.create(user=ana).key
+    key = DeviceToken.objects.create(user=ana)[1]
     browser = session_client()
     ban(ana)
 
     assert post(token_client(key), LOGOUT).status_code == 204
-    assert not Token.objects.filter(user=ana).exists()
+    assert not DeviceToken.objects.filter(digest=hash_token(key)).exists()
     assert post(browser, LOGOUT).status_code == 204
     assert_error(browser.get(ME), (401, 403), "not_authenticated")
 
-    key = Token.objects.create(user=ana).key
+    key = DeviceToken.objects.create(user=ana)[1]
     assert token_client(key).delete(TOKEN).status_code == 204
-    assert not Token.objects.filter(user=ana).exists()
+    assert not DeviceToken.objects.filter(digest=hash_token(key)).exists()
 
 
 def test_access_refusal_helper(ana):
@@ -511,7 +532,7 @@ def test_password_endpoints_are_rate_limited_per_address(ana, settings):
     assert int(response["Retry-After"]) > 0
     assert post(client(elsewhere), LOGIN, ana_credentials).status_code == 200
     # Requests made with the token are not counted.
-    key = Token.objects.get(user=ana).key
+    key = DeviceToken.objects.create(user=ana)[1]
     assert token_client(key).get(ME).status_code == 200
 
 
@@ -558,3 +579,50 @@ def test_admin_filters_users_by_access(admin_client, ana):
         assert response.status_code == 200
         assert (b">ana<" in response.content) == (access == "banned")
     assert admin_client.get(f"/admin/accounts/user/{ana.pk}/change/").status_code == 200
+
+
+# ---------------------------------------------------------------------------------- devices
+
+
+def test_tokens_are_per_device_hashed_and_expire(anon, ana, settings):
+    phone = post(anon, TOKEN, {"username": "ana", "password": PASSWORD_OK, "device": "phone"})
+    tablet = post(anon, TOKEN, {"username": "ana", "password": PASSWORD_OK, "device": "tablet"})
+    phone_key, tablet_key = phone.json()["token"], tablet.json()["token"]
+    stored = DeviceToken.objects.filter(user=ana)
+    assert stored.count() == 2
+    assert not stored.filter(digest__in=[phone_key, tablet_key]).exists()  # never in clear
+    assert all(token.expiry is not None for token in stored)
+    listed = token_client(phone_key).get(DEVICES).json()
+    assert {d["device"]: d["current"] for d in listed} == {"phone": True, "tablet": False}
+    # an expired token is refused (and dropped)
+    DeviceToken.objects.filter(digest=hash_token(tablet_key)).update(
+        expiry=timezone.now() - timedelta(seconds=1)
+    )
+    assert_error(token_client(tablet_key).get(ME), 401, "authentication_failed")
+    assert [d["device"] for d in token_client(phone_key).get(DEVICES).json()] == ["phone"]
+
+
+def test_logging_out_on_the_phone_leaves_the_tablet_signed_in(anon, ana):
+    phone = token_client(token_issue(user=ana, device="phone")[1])
+    tablet = token_client(token_issue(user=ana, device="tablet")[1])
+    assert post(phone, LOGOUT).status_code == 204
+    assert_error(phone.get(ME), 401, "authentication_failed")
+    assert tablet.get(ME).status_code == 200
+
+
+def test_revoke_one_device_or_all(anon, ana):
+    phone_key = token_issue(user=ana, device="phone")[1]
+    tablet_key = token_issue(user=ana, device="tablet")[1]
+    laptop_key = token_issue(user=ana, device="laptop")[1]
+    phone = token_client(phone_key)
+    tablet = next(d for d in phone.get(DEVICES).json() if d["device"] == "tablet")
+    assert phone.delete(f"{DEVICES}/{tablet['token_key']}").status_code == 204
+    assert_error(token_client(tablet_key).get(ME), 401, "authentication_failed")
+    assert_error(phone.delete(f"{DEVICES}/{tablet['token_key']}"), 404, "not_found")
+    other = token_issue(user=User.objects.create_user("ben", password=PASSWORD_OK))[1]
+    ben_device = token_client(other).get(DEVICES).json()[0]["token_key"]
+    assert_error(phone.delete(f"{DEVICES}/{ben_device}"), 404, "not_found")  # not ana's
+    assert phone.delete(DEVICES).status_code == 204  # every device, this one too
+    for key in (phone_key, laptop_key):
+        assert_error(token_client(key).get(ME), 401, "authentication_failed")
+    assert token_client(other).get(ME).status_code == 200

@@ -11,10 +11,9 @@ import threading
 
 import pytest
 from django.db import IntegrityError, connections
-from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
-from accounts.models import User
+from accounts.models import DeviceToken, User
 
 SIGNUP = "/api/v1/auth/signup"
 ME = "/api/v1/me"
@@ -43,7 +42,7 @@ def ana(db) -> User:
 def ben(db) -> APIClient:
     user = User.objects.create_user(username="ben", password=PASSWORD_OK, display_name="Ben")
     client = APIClient()
-    client.credentials(HTTP_AUTHORIZATION=f"Token {Token.objects.create(user=user).key}")
+    client.credentials(HTTP_AUTHORIZATION=f"Token {DeviceToken.objects.create(user=user)[1]}")
     return client
 
 
@@ -108,7 +107,7 @@ def test_signup_whose_username_looks_like_a_display_name_in_use_is_refused(ana):
 
 def test_a_player_may_keep_or_recase_their_own_name(ana):
     client = APIClient()
-    client.credentials(HTTP_AUTHORIZATION=f"Token {Token.objects.create(user=ana).key}")
+    client.credentials(HTTP_AUTHORIZATION=f"Token {DeviceToken.objects.create(user=ana)[1]}")
 
     assert rename(client, "Anna").status_code == 200
     assert rename(client, "ANNA").json()["display_name"] == "ANNA"
@@ -116,7 +115,7 @@ def test_a_player_may_keep_or_recase_their_own_name(ana):
 
 def test_a_name_given_up_is_free_again(ana, ben):
     client = APIClient()
-    client.credentials(HTTP_AUTHORIZATION=f"Token {Token.objects.create(user=ana).key}")
+    client.credentials(HTTP_AUTHORIZATION=f"Token {DeviceToken.objects.create(user=ana)[1]}")
     assert rename(client, "Ana the Driver").status_code == 200
 
     assert rename(ben, "Anna").status_code == 200
@@ -179,7 +178,7 @@ def test_racing_renames_to_one_look_leave_one_holder(committed_db):
     for i in range(10):
         user = User.objects.create_user(username=f"racer{i}", password=PASSWORD_OK)
         client = APIClient()
-        client.credentials(HTTP_AUTHORIZATION=f"Token {Token.objects.create(user=user).key}")
+        client.credentials(HTTP_AUTHORIZATION=f"Token {DeviceToken.objects.create(user=user)[1]}")
         clients.append(client)
     looks = ["Anna", "ANNA", "anna", f"Ann{CYRILLIC_A}", "\uff21nna"] * 2
     barrier = threading.Barrier(len(clients))

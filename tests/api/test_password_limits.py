@@ -7,10 +7,9 @@ from __future__ import annotations
 import pytest
 from django.core.cache import cache
 from django.test import Client
-from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
-from accounts.models import User
+from accounts.models import DeviceToken, User
 
 PASSWORD = "/api/v1/me/password"
 ADMIN_LOGIN = "/admin/login/"
@@ -41,7 +40,7 @@ def user(username: str, **extra) -> User:
 
 def api_client(account: User, *, address: str) -> APIClient:
     client = APIClient(REMOTE_ADDR=address)
-    key = Token.objects.get_or_create(user=account)[0].key
+    key = DeviceToken.objects.create(user=account)[1]
     client.credentials(HTTP_AUTHORIZATION=f"Token {key}")
     return client
 

@@ -203,9 +203,10 @@ class Driver(threading.Thread):
         if status is None:
             return False
         assert status == 200, legal
-        if legal["version"] != game["version"] or not legal["actions"]:
+        playable = [a for a in legal["actions"] if a["type"] != "resign"]  # K3: always offered
+        if legal["version"] != game["version"] or not playable:
             return True  # the game moved on between the two reads: read again
-        choices = [a for a in legal["actions"] if a["type"] != "undo"] or legal["actions"]
+        choices = [a for a in playable if a["type"] != "undo"] or playable
         action = {k: v for k, v in self.rng.choice(choices).items() if k != "seat"}
         move = {"action": action, "version": legal["version"], "idempotency_key": uuid.uuid4().hex}
         status, body = self.call(f"/api/v1/games/{self.game_id}/actions", move, token=token)

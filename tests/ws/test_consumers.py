@@ -116,7 +116,9 @@ def test_every_client_gets_each_move_once_with_its_own_view(table, make_player):
         for frame in received[f"seat{seat}"]:
             view = frame["view"]
             assert view["you"] == seat
-            assert bool(view["legal_actions"]) == (view["active_seat"] == seat)
+            playable = [a for a in view["legal_actions"] if a["type"] != "resign"]
+            assert bool(playable) == (view["active_seat"] == seat)
+            assert {"type": "resign", "seat": seat} in view["legal_actions"]  # K3: at any time
     for name in ("watcher", "anonymous"):
         assert all(
             f["view"]["you"] is None and f["view"]["legal_actions"] == [] for f in received[name]

@@ -322,7 +322,8 @@ function myTurn() {
 }
 
 function legal() {
-  return myTurn() && state.synced && !state.pending ? state.view.legal_actions : [];
+  // resign (offered at any time) has no button here: one click must not end a player's game
+  return myTurn() && state.synced && !state.pending ? state.view.legal_actions.filter((a) => a.type !== "resign") : [];
 }
 
 function sendMove(action) {
