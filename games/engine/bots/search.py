@@ -21,20 +21,13 @@ KEEP = 6
 #: A win is worth this many fares of margin.
 WIN_BONUS = 10.0
 #: A playout ends after this many turns even if the game does not (K4 keeps it far away).
-PLAYOUT_TURNS = 2000  # rounds
+PLAYOUT_TURNS = 2000
 
 
-def playout(game: Game, seat: int, horizon: int = PLAYOUT_TURNS, greedy_turns: int = 0) -> None:
-    """Play the game on for `horizon` turns or to its end: the autopilot for every seat, but the
-    seat's own next `greedy_turns` turns played by the greedy level."""
-    limit = game.turn + horizon
+def playout(game: Game) -> None:
+    """Play the game on to its end with the autopilot for every seat (K4: it ends)."""
+    limit = game.turn + PLAYOUT_TURNS
     while not game.over and game.turn < limit:
-        if greedy_turns and game.active == seat:
-            turn = game.turn
-            while not game.over and game.turn == turn:
-                play(game, ranked(game)[0][1])
-            greedy_turns -= 1
-            continue
         game.apply(autopilot_action(game))
 
 
@@ -55,13 +48,7 @@ def score(game: Game, seat: int) -> float:
     return mine - max(value(game, other) for other in range(game.players) if other != seat)
 
 
-def search(
-    worlds: Callable[[], Game],
-    budget: int,
-    keep: int = KEEP,
-    horizon: int = PLAYOUT_TURNS,
-    greedy_turns: int = 0,
-) -> Plan:
+def search(worlds: Callable[[], Game], budget: int, keep: int = KEEP) -> Plan:
     """The plan with the best average score over `budget` playouts in worlds from `worlds()`:
     the greedy level's best `keep` plans (fewer if the budget is smaller) each played in
     `budget // keep` worlds.
@@ -84,7 +71,7 @@ def search(
             play(game, plan)
             while not game.over and game.turn == turn and game.active == seat:
                 play(game, ranked(game)[0][1])  # a plan that leaves the turn open: finish it
-            playout(game, seat, horizon * game.players, greedy_turns)
+            playout(game)
             totals[i] += score(game, seat)
     best = max(range(len(candidates)), key=lambda i: (totals[i], -i))
     return candidates[best]
