@@ -14,7 +14,7 @@ from collections.abc import Callable
 
 from ..autopilot import autopilot_action
 from ..game import Game
-from .plans import Plan, plans, play, ranked, value
+from .plans import Plan, play, ranked, value
 
 #: Plans kept from the greedy ranking for the playouts.
 KEEP = 6
@@ -77,4 +77,4 @@ def search(worlds: Callable[[], Game], budget: int, keep: int = KEEP) -> Plan:
     return candidates[best]
 
 
-__all__ = ["KEEP", "PLAYOUT_TURNS", "WIN_BONUS", "playout", "plans", "score", "search"]
+__all__ = ["KEEP", "PLAYOUT_TURNS", "WIN_BONUS", "playout", "score", "search"]
