@@ -13,6 +13,7 @@ import pytest
 from games.engine import (
     Options,
     Setup,
+    Step,
     autopilot_action,
     bots,
     full_view,
@@ -21,6 +22,7 @@ from games.engine import (
     start,
 )
 from games.engine.bots import LEVELS, STALL_TURNS_PER_PLAYER, choose
+from games.engine.bots.plans import plans, reachable
 from games.engine.bots.worlds import unseen_cards, world
 from games.engine.rng import Rng
 
@@ -169,3 +171,32 @@ def test_bots_only_ever_play_legal_actions(options):
             game.apply(choose(view, seed=decisions, level=level, budget=SOAK_BUDGET))
             decisions += 1
         assert game.result is not None
+
+
+def stops_by_brute_force(game):
+    """Every area where the active taxi can stop this turn, by trying every step sequence."""
+    found = set()
+    stack = [game]
+    while stack:
+        here = stack.pop()
+        for action in here.legal_actions():
+            if isinstance(action, Step):
+                after = here.clone()
+                after.apply(action)
+                found.add(action.to)
+                stack.append(after)
+    return found
+
+
+@pytest.mark.parametrize("movement", ["normal", "fast", "faster"])
+def test_T1_T3_the_plans_stop_everywhere_the_rules_allow_and_nowhere_else(movement):
+    options = Options(movement=movement)
+    checked = 0
+    for game in itertools.islice(games_in_play(options, 4, seed=17, every=5), 40):
+        if game.phase != "move" or game.path:
+            continue
+        assert set(reachable(game)) == stops_by_brute_force(game)
+        for plan in plans(game):
+            game.clone().apply(plan.action)  # every plan's action is legal as it stands
+        checked += 1
+    assert checked >= 5
