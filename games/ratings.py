@@ -132,38 +132,55 @@ def is_rated(game: FinishedGame) -> bool:
     return game.rated and not game.aborted and None not in game.players
 
 
+def rated_seats(game: FinishedGame, pairs: PairCounts) -> list[int]:
+    """The seats the game rates (rules 1 and 3); empty when it rates nobody."""
+    if not is_rated(game):
+        return []
+    players = game.players
+    kept_out = pairs.met_too_often(players, game.ended_on)
+    seats = [seat for seat, player in enumerate(players) if player not in kept_out]
+    return seats if len(seats) >= 2 else []
+
+
 def rate(
     game: FinishedGame, priors: Mapping[PlayerId, Rating], pairs: PairCounts
 ) -> dict[PlayerId, Rating]:
     """The new rating of every player the game moves (rules 1–3); players absent from `priors`
     start at the default rating. `pairs` holds the day's pair totals before this game (the write
     path loads them for the game's players); it is not changed here."""
-    if not is_rated(game):
+    seats = rated_seats(game, pairs)
+    if not seats:
         return {}
     players = game.players
-    kept_out = pairs.met_too_often(players, game.ended_on)
-    seats = [seat for seat, player in enumerate(players) if player not in kept_out]
-    if len(seats) < 2:
-        return {}
-    seat_ranks = ranks(game)
     before = [priors.get(players[seat]) or Rating() for seat in seats]
     teams = [[_MODEL.rating(mu=r.mu, sigma=r.sigma)] for r in before]
-    after = _MODEL.rate(teams, ranks=[float(seat_ranks[seat]) for seat in seats])
+    after = _MODEL.rate(teams, ranks=_ranks_of(game, seats))
     return {
         players[seat]: Rating(team[0].mu, team[0].sigma)
         for seat, team in zip(seats, after, strict=True)
     }
 
 
-def rebuild(
-    games_in_end_order: Iterable[FinishedGame],
-) -> dict[PlayerId, Rating]:
+def _ranks_of(game: FinishedGame, seats: list[int]) -> list[float]:
+    seat_ranks = ranks(game)
+    return [float(seat_ranks[seat]) for seat in seats]
+
+
+def rebuild(games_in_end_order: Iterable[FinishedGame]) -> dict[PlayerId, Rating]:
     """Every rating from nothing: `rate` applied to each game in the order the games ended.
-    The stored ratings must equal this (the management command checks it)."""
-    ratings: dict[PlayerId, Rating] = {}
+    The stored ratings must equal this (the management command checks it). The model's own
+    rating objects are carried from game to game here, which is `rate` without converting
+    each player's rating in and out for every game (a test proves the results equal)."""
+    current: dict = {}
     pairs = PairCounts()
     for game in games_in_end_order:
-        ratings.update(rate(game, ratings, pairs))
+        seats = rated_seats(game, pairs)
+        if seats:
+            players = game.players
+            teams = [[current.get(players[seat]) or _MODEL.rating()] for seat in seats]
+            after = _MODEL.rate(teams, ranks=_ranks_of(game, seats))
+            for seat, team in zip(seats, after, strict=True):
+                current[players[seat]] = team[0]
         if is_rated(game):
             pairs.count(game.players, game.ended_on)
-    return ratings
+    return {player: Rating(r.mu, r.sigma) for player, r in current.items()}
