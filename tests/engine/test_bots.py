@@ -1,0 +1,202 @@
+"""Computer opponents (issue 23): legal play over every option, no peeking at the pile (H1),
+the same decision for the same bot seed, and `easy` = the autopilot (K2)."""
+
+import ast
+import itertools
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from games.engine import (
+    Options,
+    Setup,
+    Step,
+    autopilot_action,
+    bots,
+    full_view,
+    player_view,
+    public_view,
+    start,
+)
+from games.engine.bots import LEVELS, STALL_TURNS_PER_PLAYER, choose
+from games.engine.bots.plans import plans, reachable
+from games.engine.bots.worlds import unseen_cards, world
+from games.engine.rng import Rng
+
+OPTION_SETS = [
+    Options(shift_change=shift, pickup_before_movement=before, movement=movement)
+    for shift, before, movement in itertools.product(
+        (False, True), (False, True), ("normal", "fast", "faster")
+    )
+]
+#: The soak's strong bot plays with a tiny budget: legality does not depend on the budget.
+SOAK_BUDGET = 2
+
+
+def games_in_play(options, players, seed, every=7):
+    """Positions of one autopilot game, every `every` actions, mid-turn ones included."""
+    game, _ = start(Setup(options, players, seed))
+    count = 0
+    while not game.over:
+        if count % every == 0:
+            yield game
+        game.apply(autopilot_action(game))
+        count += 1
+
+
+def plain(view):
+    """The view as the server would send it: JSON, no reference back to the game."""
+    return json.loads(json.dumps(view))
+
+
+def test_the_bots_import_alone_and_read_no_clock_and_no_global_random():
+    code = (
+        "import sys, games.engine.bots\n"
+        "bad = {'django', 'rest_framework', 'channels', 'celery', 'redis', 'openskill'}\n"
+        "print(sorted(bad & {m.split('.')[0] for m in sys.modules}))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"
+    allowed = {"__future__", "collections", "collections.abc", "dataclasses"}
+    for source in Path(bots.__file__).parent.glob("*.py"):
+        for node in ast.walk(ast.parse(source.read_text())):
+            if isinstance(node, ast.Import):
+                assert {alias.name for alias in node.names} <= allowed, source
+            elif isinstance(node, ast.ImportFrom) and node.level == 0:
+                assert node.module in allowed, source
+
+
+@pytest.mark.parametrize("options", OPTION_SETS, ids=str)
+def test_H1_a_world_rebuilt_from_a_view_equals_the_game_in_everything_public(options):
+    players = 5 if options.pickup_before_movement else 3
+    for game in games_in_play(options, players, seed=11):
+        view = plain(player_view(game, game.active))
+        assert unseen_cards(view) == sorted(game.pile)
+        rebuilt = world(view, game.pile)
+        expected = public_view(game)
+        got = public_view(rebuilt)
+        for name in ("seed_commitment",):  # a world has no seed: it is for searching only
+            expected.pop(name), got.pop(name)
+        assert got == expected
+        assert rebuilt.legal_actions() == game.legal_actions()
+        assert rebuilt.stepped == game.stepped
+
+
+def test_H1_a_bot_refuses_the_full_view():
+    game, _ = start(Setup(Options(), 2, 5))
+    view = full_view(game)
+    view["you"] = game.active
+    with pytest.raises(ValueError):
+        choose(view, seed=1, level="easy")
+
+
+@pytest.mark.parametrize("level", LEVELS)
+def test_H1_games_differing_only_in_the_hidden_pile_get_the_same_decision(level):
+    """The decision receives no pile order and no seed: reorder the pile (the views stay equal)
+    and the bot with the same seed decides the same; the rest of its decisions would follow the
+    pile only through cards drawn in the open."""
+    for players, options in ((2, Options()), (5, Options(pickup_before_movement=True))):
+        for game in itertools.islice(games_in_play(options, players, seed=41, every=13), 5):
+            other = game.clone()
+            Rng(7, "test").shuffle(other.pile)
+            seat = game.active
+            assert other.pile != game.pile
+            view, other_view = player_view(game, seat), player_view(other, seat)
+            assert view == other_view and "secret" not in view and "seed" not in view
+            for bot_seed in (1, 2):
+                mine = choose(plain(view), seed=bot_seed, level=level, budget=4)
+                theirs = choose(plain(other_view), seed=bot_seed, level=level, budget=4)
+                assert mine == theirs
+                other.clone().apply(theirs)  # and it is legal in both games
+                game.clone().apply(mine)
+
+
+@pytest.mark.parametrize("level", LEVELS)
+def test_the_same_view_and_bot_seed_give_the_same_action(level):
+    for game in itertools.islice(games_in_play(Options(movement="fast"), 3, seed=8), 10):
+        view = plain(player_view(game, game.active))
+        first = choose(view, seed=99, level=level, budget=4)
+        assert all(choose(view, seed=99, level=level, budget=4) == first for _ in range(2))
+
+
+def test_K2_easy_is_the_autopilot():
+    for options in OPTION_SETS:
+        players = 5 if options.pickup_before_movement else 2
+        for game in games_in_play(options, players, seed=3, every=3):
+            view = player_view(game, game.active)
+            assert choose(view, seed=0, level="easy") == autopilot_action(game)
+
+
+def test_K4_a_bot_that_has_played_too_long_plays_the_autopilot():
+    game = next(itertools.islice(games_in_play(Options(), 2, seed=4), 3, None))
+    view = plain(player_view(game, game.active))
+    view["turn"] = STALL_TURNS_PER_PLAYER * 2 + 1
+    assert choose(view, seed=1, level="strong") == autopilot_action(game)
+
+
+def test_a_bot_chooses_only_for_the_seat_to_move():
+    game, _ = start(Setup(Options(), 2, 5))
+    with pytest.raises(ValueError):
+        choose(player_view(game, 1 - game.active), seed=1)
+    with pytest.raises(ValueError):
+        choose(player_view(game, None), seed=1)
+    with pytest.raises(ValueError):
+        choose(player_view(game, game.active), seed=1, level="grandmaster")
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("options", OPTION_SETS, ids=str)
+def test_bots_only_ever_play_legal_actions(options):
+    """A soak over every option set and player count: every seat a bot (levels mixed), now and
+    then a random legal action of the seat instead, so bots also meet positions they would not
+    make (mid-move, the pickup phase, after an undo). `apply` raises on anything illegal."""
+    index = OPTION_SETS.index(options)
+    counts = [2 + index % 3] + ([5 + index % 4] if options.pickup_before_movement else [])
+    for players in counts:  # every count from 2 to 8 in some option set
+        seed = 1000 * players + index
+        game, _ = start(Setup(options, players, seed))
+        chooser = Rng(seed, "soak")
+        decisions = 0
+        while not game.over:
+            seat = game.active
+            if chooser.below(6) == 0:
+                legal = game.legal_actions()
+                game.apply(legal[chooser.below(len(legal))])
+                continue
+            level = LEVELS[(seat + players) % 3]
+            view = plain(player_view(game, seat))
+            game.apply(choose(view, seed=decisions, level=level, budget=SOAK_BUDGET))
+            decisions += 1
+        assert game.result is not None
+
+
+def stops_by_brute_force(game):
+    """Every area where the active taxi can stop this turn, by trying every step sequence."""
+    found = set()
+    stack = [game]
+    while stack:
+        here = stack.pop()
+        for action in here.legal_actions():
+            if isinstance(action, Step):
+                after = here.clone()
+                after.apply(action)
+                found.add(action.to)
+                stack.append(after)
+    return found
+
+
+@pytest.mark.parametrize("movement", ["normal", "fast", "faster"])
+def test_T1_T3_the_plans_stop_everywhere_the_rules_allow_and_nowhere_else(movement):
+    options = Options(movement=movement)
+    checked = 0
+    for game in itertools.islice(games_in_play(options, 4, seed=17, every=5), 40):
+        if game.phase != "move" or game.path:
+            continue
+        assert set(reachable(game)) == stops_by_brute_force(game)
+        for plan in plans(game):
+            game.clone().apply(plan.action)  # every plan's action is legal as it stands
+        checked += 1
+    assert checked >= 5
