@@ -117,9 +117,7 @@ def load(game_id: int, *, lock: bool = False) -> Loaded:
         if not found:
             raise GameNotFound(game_id)
         game = found[0]
-        seats = [
-            SeatInfo(s, u, bool(w and e)) for s, u, w, e in json.loads(game.seats_json or "[]")
-        ]
+        seats = _seat_infos(json.loads(game.seats_json or "[]"))
         actions = json.loads(game.actions_json or "[]")
     else:
         game, seats, actions = _load_orm(game_id, after)
@@ -160,10 +158,16 @@ def load_due(now: datetime) -> Loaded | None:
 
 
 def _seats(game_id: int) -> list[SeatInfo]:
-    found = Seat.objects.filter(game_id=game_id).values_list(
-        "seat", "user_id", "user__email_on_turn", "user__email"
+    return _seat_infos(
+        Seat.objects.filter(game_id=game_id).values_list(
+            "seat", "user_id", "user__email_on_turn", "user__email"
+        )
     )
-    return [SeatInfo(seat, user, bool(wants and email)) for seat, user, wants, email in found]
+
+
+def _seat_infos(rows) -> list[SeatInfo]:
+    """(seat, user id, wants turn e-mails, e-mail address) rows as SeatInfo."""
+    return [SeatInfo(seat, user, bool(wants and email)) for seat, user, wants, email in rows]
 
 
 def version_now(game_id: int) -> int:
