@@ -361,21 +361,25 @@ class _Watch:
         self.users: dict[int, set[UserConsumer]] = {}
         self.task: asyncio.Task | None = None
 
-    def add(self, consumer) -> None:
+    def _sockets(self, consumer) -> tuple[dict, int]:
         if isinstance(consumer, GameConsumer):
-            self.games.setdefault(consumer.game_id, set()).add(consumer)
-        else:
-            self.users.setdefault(consumer.user.pk, set()).add(consumer)
+            return self.games, consumer.game_id
+        return self.users, consumer.user.pk
+
+    def add(self, consumer) -> None:
+        sockets, key = self._sockets(consumer)
+        sockets.setdefault(key, set()).add(consumer)
         loop = asyncio.get_running_loop()
         if self.task is None or self.task.done() or self.task.get_loop() is not loop:
             self.task = loop.create_task(self.run())
 
     def discard(self, consumer) -> None:
-        for sockets in (self.games, self.users):
-            for key, found in list(sockets.items()):
-                found.discard(consumer)
-                if not found:
-                    del sockets[key]
+        sockets, key = self._sockets(consumer)
+        found = sockets.get(key)
+        if found is not None:
+            found.discard(consumer)
+            if not found:
+                del sockets[key]
 
     async def run(self) -> None:
         while self.games or self.users:
