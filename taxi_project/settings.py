@@ -343,24 +343,17 @@ else:
     # One process only: fine for `dev.py serve`, which runs a single uvicorn worker.
     CHANNEL_LAYERS = {"default": {"BACKEND": "channels.layers.InMemoryChannelLayer"}}
 
-    # Celery without Redis: kombu's filesystem transport passes messages through files, so a
+    # Celery without Redis: kombu's SQLAlchemy transport keeps the queue in a SQLite file, so a
     # laptop without Redis still runs a real worker (and beat) in a separate process, exercising
-    # the same code paths as production instead of running tasks eagerly in-process.
+    # the same code paths as production instead of running tasks eagerly in-process. (Its
+    # filesystem transport lets a worker read a message file before its writer has written it:
+    # the worker died on the empty file within seconds of `dev.py serve`.)
     CELERY_DIR = VAR_DIR / "celery"
-    _celery_folders = {
-        name: CELERY_DIR / name for name in ("queue", "processed", "control", "results")
-    }
+    _celery_folders = {name: CELERY_DIR / name for name in ("results",)}
     for _folder in _celery_folders.values():
-        # The transport and the file result backend refuse to start without their folders.
+        # the file result backend refuses to start without its folder
         _folder.mkdir(parents=True, exist_ok=True)
-    CELERY_BROKER_URL = "filesystem://"
-    CELERY_BROKER_TRANSPORT_OPTIONS = {
-        "data_folder_in": str(_celery_folders["queue"]),
-        "data_folder_out": str(_celery_folders["queue"]),
-        "processed_folder": str(_celery_folders["processed"]),
-        "control_folder": str(_celery_folders["control"]),
-        "store_processed": False,
-    }
+    CELERY_BROKER_URL = f"sqla+sqlite:///{CELERY_DIR / 'broker.sqlite3'}"
     CELERY_RESULT_BACKEND = f"file://{_celery_folders['results']}"
 
 CELERY_TIMEZONE = TIME_ZONE

@@ -91,7 +91,7 @@ def test_celery_broker_follows_redis_url():
     if settings.REDIS_URL:
         assert celery_app.conf.broker_url == settings.REDIS_URL
     else:
-        assert celery_app.conf.broker_url == "filesystem://"
+        assert celery_app.conf.broker_url.startswith("sqla+sqlite:///")
 
 
 @pytest.mark.redis
