@@ -10,7 +10,6 @@ Needs `playwright` (the Python package only: it never downloads a browser here) 
 
 from __future__ import annotations
 
-import os
 import re
 from pathlib import Path
 
@@ -18,29 +17,12 @@ import pytest
 
 from accounts.models import User
 from games.models import Game, GameEntry
+from tests.browser.conftest import needs_chromium
 from tests.players import Player, play_turn, seat_players, start_game
 
-CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--no-first-run",
-    "--disable-sync",
-]
 SCREENSHOTS = Path(__file__).resolve().parents[2] / "var" / "screenshots"
 
-try:
-    from playwright import sync_api
-except ImportError:  # the test is still collected, and reported as skipped
-    sync_api = None
-
-pytestmark = [
-    pytest.mark.browser,
-    pytest.mark.skipif(sync_api is None, reason="needs playwright (pip install playwright)"),
-    pytest.mark.skipif(not os.path.exists(CHROMIUM), reason=f"needs {CHROMIUM}"),
-]
+pytestmark = needs_chromium
 
 
 @pytest.fixture
@@ -65,13 +47,9 @@ def scenario(committed_db, settings):
 
 
 @pytest.fixture
-def browser(scenario):
-    with sync_api.sync_playwright() as playwright:
-        chromium = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        try:
-            yield chromium
-        finally:
-            chromium.close()
+def browser(scenario, chromium):
+    """Chromium, launched once the scenario is written (tests/browser/conftest.py)."""
+    return chromium
 
 
 def shown_seq(page) -> int:

@@ -26,27 +26,11 @@ import pytest
 
 from games.engine.board import DISTANCE
 from games.wording import describe
-from tests.e2e.server import current_database_url, live_server
+from tests.browser.conftest import CHROMIUM, DESKTOP, PHONE, WAIT_MS, sync_api
 
-CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--no-first-run",
-    "--disable-sync",
-]
 SCREENSHOTS = Path(__file__).resolve().parents[2] / "var" / "screenshots"
-DESKTOP = {"width": 1280, "height": 900}
-PHONE = {"width": 390, "height": 844}
 MAX_ACTIONS = 500  # a greedy 2-player "faster" game takes about 150-250
-WAIT_MS = 15_000
 
-try:
-    from playwright import sync_api
-except ImportError:  # the test is still collected, and reported as skipped
-    sync_api = None
 try:
     from axe_playwright_python.sync_playwright import Axe
 except ImportError:
@@ -62,25 +46,14 @@ pytestmark = [
 
 
 @pytest.fixture(scope="module")
-def server(django_db_setup):
-    redis_url = os.environ.get("REDIS_URL")
-    with live_server(
-        database_url=current_database_url(),
-        redis_url=redis_url,
-        workers=2 if redis_url else 1,  # the in-memory layer lives in one process only
-        env={"DEBUG": "true"},  # Django serves /static/ (uvicorn does not)
-    ) as live:
-        yield live
+def server(web_server):
+    return web_server
 
 
 @pytest.fixture
-def browser(committed_db, server):
-    with sync_api.sync_playwright() as playwright:
-        chromium = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        try:
-            yield chromium
-        finally:
-            chromium.close()
+def browser(committed_db, server, chromium):
+    """Chromium, launched once the database is written (tests/browser/conftest.py)."""
+    return chromium
 
 
 # ---------------------------------------------------------------------------------- helpers
