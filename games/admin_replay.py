@@ -16,14 +16,13 @@ import math
 from dataclasses import dataclass
 
 from django.core.exceptions import PermissionDenied
-from django.db.models import Max
 from django.http import Http404
 from django.template.response import TemplateResponse
 from django.urls import URLPattern, path
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
-from games import engine
+from games import engine, log
 from games.engine.board import AREA_INFO, EDGES
 from games.models import STATUS_WORDS, Game, GameEntry
 from games.replay_turns import fold, turn_navigation
@@ -88,7 +87,7 @@ def replay_view(request, model_admin, game_id: int):
         "attribution": engine.ATTRIBUTION,
         "license_url": LICENSE_URL,
     }
-    last = GameEntry.objects.filter(game=game).aggregate(last=Max("seq"))["last"]
+    last = log.last_seq(game)
     if last is None or not game.seed:
         context["problem"] = _("This game has not started: there is no log to replay.")
         return TemplateResponse(request, "admin/games/replay.html", context)
@@ -172,11 +171,7 @@ class ReplayStep:
 
 def replay_step(game: Game, seq: int) -> ReplayStep:
     """The game after entry `seq`, replayed by the engine from the stored setup and actions."""
-    rows = list(
-        GameEntry.objects.filter(game=game, seq__gte=1, seq__lte=seq)
-        .order_by("seq")
-        .values_list("seq", "action")
-    )
+    rows = list(log.values(log.since(game, after=0, upto=seq), "seq", "action"))
     if [number for number, _action in rows] != list(range(1, seq + 1)):
         raise LogGap(_("entries are missing before step %(seq)s") % {"seq": seq})
     actions = [action for _number, action in rows]
@@ -185,7 +180,7 @@ def replay_step(game: Game, seq: int) -> ReplayStep:
     else:
         state = engine.replay(game.setup, actions[:-1])
         notifications = state.apply(actions[-1])
-    entry = GameEntry.objects.select_related("actor").filter(game=game, seq=seq).first()
+    entry = next(iter(log.since(game, after=seq - 1, upto=seq)), None)
     if entry is None:
         raise LogGap(_("step %(seq)s is missing") % {"seq": seq})
     return ReplayStep(
@@ -370,8 +365,8 @@ def _secret_panel(view: dict, game: Game) -> dict:
 
 def _result_panel(game: Game, names: dict[int, str]) -> dict:
     if game.status == Game.Status.ABORTED:
-        last = GameEntry.objects.filter(game=game).order_by("-seq").values_list("action").first()
-        action = (last[0] if last else None) or {}
+        last = next(iter(log.since(game, after=game.version - 1)), None)
+        action = (last.action if last else None) or {}
         return {"aborted": True, "reason": action.get("reason", "")}
     result = game.result or {"incomes": [], "ranking": []}
     incomes = result["incomes"]

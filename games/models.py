@@ -4,6 +4,9 @@ A game's truth is its log (`GameEntry`, one row per accepted action, unique (gam
 through the engine from the setup stored on `Game` (rules version, options, seats, secret seed).
 The other columns of `Game` are a summary for listing and scheduling, rewritten with each entry.
 Log rows are never updated or deleted: the model refuses, and database triggers refuse too.
+The one exception is archiving (games/archive.py): a finished game's entries move, in one
+transaction, into one compressed `GameArchive` row, and the triggers let an entry be deleted only
+once an archive row covers it.
 """
 
 from __future__ import annotations
@@ -265,6 +268,38 @@ class GameEntry(models.Model):
 
     def delete(self, *args, **kwargs):
         raise AppendOnlyError("game log entries are never deleted")
+
+
+class GameArchive(models.Model):
+    """A finished game's whole log in one row: its entries, every column, as JSON compressed
+    with zlib (games/archive.py writes it and reads it back). Written once, never changed."""
+
+    game = models.OneToOneField(
+        Game,
+        on_delete=models.PROTECT,
+        primary_key=True,
+        related_name="archive",
+        verbose_name=_("game"),
+    )
+    entries = models.PositiveIntegerField(_("entries"))  # seq 0 … entries - 1
+    digest = models.CharField(_("SHA-256 of the uncompressed log"), max_length=64)
+    data = models.BinaryField(_("compressed log"))
+    archived_at = models.DateTimeField(_("archived at"), auto_now_add=True)
+
+    class Meta:
+        verbose_name = _("archived game log")
+        verbose_name_plural = _("archived game logs")
+
+    def __str__(self) -> str:
+        return _("archived log of game %(game)s") % {"game": self.game_id}
+
+    def save(self, *args, **kwargs):
+        if not self._state.adding:
+            raise AppendOnlyError("archived logs are never changed")
+        super().save(*args, **kwargs)
+
+    def delete(self, *args, **kwargs):
+        raise AppendOnlyError("archived logs are never deleted")
 
 
 class ChatMessage(models.Model):

@@ -31,7 +31,7 @@ from datetime import datetime
 from django.db import connections, router, transaction
 from django.utils import timezone
 
-from games import engine, events, selectors, state
+from games import engine, events, log, selectors, state
 from games.models import Game, GameEntry, Seat
 
 
@@ -121,6 +121,7 @@ def load(game_id: int, *, lock: bool = False) -> Loaded:
         actions = json.loads(game.actions_json or "[]")
     else:
         game, seats, actions = _load_orm(game_id, after)
+    actions = log.actions(game, after=after, found=actions)  # an archived game has no rows
     return Loaded(game, seats, _state(game, caught_up=(after, actions)))
 
 

@@ -6,10 +6,12 @@ clients only through `engine.player_view`.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from django.db.models import Exists, F, OuterRef, Prefetch, Q, QuerySet
 from django.utils.translation import gettext as _
 
-from games import engine, state
+from games import engine, log, state
 from games.errors import GameNotFound, LoginRequired
 from games.models import ChatMessage, Game, GameEntry, Seat
 
@@ -164,8 +166,8 @@ def entry_public(entry: GameEntry) -> dict:
     }
 
 
-def log_since(*, game: Game, after: int) -> QuerySet[GameEntry]:
-    return GameEntry.objects.filter(game=game, seq__gt=after).order_by("seq")
+def log_since(*, game: Game, after: int) -> Sequence[GameEntry]:
+    return log.since(game, after=after)
 
 
 def games_of_user(*, user, status: str | None = None) -> QuerySet[Game]:
@@ -270,14 +272,10 @@ def entries_since(
     """Entries with after < seq (< before), and — for a resync — the current view."""
     game = Game.objects.get(pk=game_id)
     # up to the version just read: what commits meanwhile arrives live, never twice
-    entries = GameEntry.objects.filter(
-        game_id=game_id, seq__gt=after, seq__lte=log_version(game)
-    ).order_by("seq")
-    if before is not None:
-        entries = entries.filter(seq__lt=before)
+    entries = log.since(game, after=after, upto=log_version(game), before=before)
     rows = [
         {"seq": seq, "notifications": notifications}
-        for seq, notifications in entries.values_list("seq", "notifications")
+        for seq, notifications in log.values(entries, "seq", "notifications")
     ]
     view = None
     if before is None and game.started_at is not None:

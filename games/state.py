@@ -16,8 +16,8 @@ from __future__ import annotations
 import threading
 from collections import OrderedDict
 
-from games import engine
-from games.models import Game, GameEntry
+from games import engine, log
+from games.models import Game
 
 CACHE_SIZE = 5000
 
@@ -28,8 +28,7 @@ _cache: OrderedDict[int, tuple[str, int, engine.Game]] = OrderedDict()
 def _actions(game: Game, after: int) -> list:
     """The actions of the entries after seq `after`, up to the row's version: entries
     committed since the row was read come later."""
-    found = GameEntry.objects.filter(game_id=game.pk, seq__gt=after, seq__lte=game.version)
-    return list(found.order_by("seq").values_list("action", flat=True))
+    return log.actions(game, after=after)
 
 
 def _played(state: engine.Game, game: Game, actions: list) -> engine.Game:

@@ -21,8 +21,8 @@ from django.conf import settings
 from django.utils import timezone
 from rest_framework.utils.encoders import JSONEncoder
 
-from games import events, selectors
-from games.models import Game, GameEntry
+from games import events, log, selectors
+from games.models import Game
 
 OVER = (Game.Status.FINISHED, Game.Status.ABORTED, Game.Status.CANCELLED)
 
@@ -33,9 +33,9 @@ def _line(data: dict) -> str:
 
 def _entries_after_sync(game_id: int, after: int) -> tuple[list[str], bool]:
     """The lines of the entries after `after`, and whether the game is over."""
-    entries = GameEntry.objects.filter(game_id=game_id, seq__gt=after).order_by("seq")
-    over = Game.objects.filter(pk=game_id, status__in=OVER).exists()
-    return [_line(selectors.entry_public(entry)) for entry in entries], over
+    game = Game.objects.get(pk=game_id)
+    entries = log.since(game, after=after)
+    return [_line(selectors.entry_public(entry)) for entry in entries], game.status in OVER
 
 
 # Not thread-sensitive: Django runs sync views (the moves themselves) one at a time on its one

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 from celery import shared_task
+from django.conf import settings
 from django.db import InterfaceError, OperationalError
 
+from games import archive
 from games.services import clocks, notifications
 from taxi_project.dbpool import purge_dead_connections
 
@@ -26,3 +28,11 @@ def sweep_deadlines() -> int:
 def email_your_turn(user_id: int, game_id: int, version: int) -> bool:
     """Tell a player by e-mail that a game waits on their move; nothing if it moved on."""
     return notifications.turn_email_send(user_id=user_id, game_id=game_id, version=version)
+
+
+@shared_task(ignore_result=True)
+def archive_games() -> int:
+    """The daily beat task: compact the logs of games over for `ARCHIVE_AFTER_DAYS`, at most
+    `ARCHIVE_BATCH` a run (the next run takes the rest). Each game is its own transaction;
+    two workers running it at once skip each other's games."""
+    return len(archive.archive_due(days=settings.ARCHIVE_AFTER_DAYS, limit=settings.ARCHIVE_BATCH))

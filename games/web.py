@@ -29,7 +29,7 @@ from django.views.decorators.csrf import ensure_csrf_cookie
 from django.views.decorators.http import require_GET, require_http_methods
 
 from accounts.authentication import access_refusal
-from games import engine, selectors
+from games import engine, log, selectors
 from games.admin_replay import (
     LICENSE_URL,
     NAV_KEYS,
@@ -362,7 +362,7 @@ def _replay(request, game_id: int):
     game = _visible_game(request, game_id)
     if not game.over:
         raise Http404(_("The replay opens when the game is over."))
-    last = GameEntry.objects.filter(game=game).order_by("-seq").values_list("seq", flat=True)[0]
+    last = log.last_seq(game)
     seq = _requested_seq(request.GET.get("seq"), last)
     try:
         step = replay_step(game, seq)

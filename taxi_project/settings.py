@@ -370,7 +370,16 @@ CELERY_BEAT_SCHEDULE = {
         "schedule": float(os.environ.get("DEADLINE_TICK_SECONDS", "1")),
         "options": {"expires": 5},
     },
+    "archive-games": {
+        "task": "games.tasks.archive_games",
+        "schedule": 24 * 3600.0,
+        "options": {"expires": 3600},
+    },
 }
+# Finished games' logs are compacted into one compressed row each after this many days
+# (games/archive.py); each daily run archives at most ARCHIVE_BATCH games.
+ARCHIVE_AFTER_DAYS = float(os.environ.get("ARCHIVE_AFTER_DAYS", "30"))
+ARCHIVE_BATCH = int(os.environ.get("ARCHIVE_BATCH", "20000"))
 # A killed worker's unacknowledged tick is not redelivered: the next tick finds what it left.
 CELERY_TASK_ACKS_LATE = False
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1

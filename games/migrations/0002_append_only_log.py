@@ -4,7 +4,7 @@ from games import db_guards
 
 
 def install(apps, schema_editor):
-    db_guards.install(schema_editor.connection, "games_gameentry")
+    db_guards.install(schema_editor.connection, "games_gameentry", strict=True)
 
 
 def uninstall(apps, schema_editor):

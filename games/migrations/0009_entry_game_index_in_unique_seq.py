@@ -10,7 +10,7 @@ from games import db_guards
 def guard(apps, schema_editor):
     # SQLite alters a column by rebuilding the table, which drops its triggers: put them back
     # (installing is idempotent, so PostgreSQL's are left as they are)
-    db_guards.install(schema_editor.connection, "games_gameentry")
+    db_guards.install(schema_editor.connection, "games_gameentry", strict=True)
 
 
 class Migration(migrations.Migration):
