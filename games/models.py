@@ -216,7 +216,23 @@ class AppendOnlyError(Exception):
     pass
 
 
-class GameEntry(models.Model):
+class AppendOnly(models.Model):
+    """Rows written once: saving a stored row or deleting one raises `AppendOnlyError`
+    (the database triggers of games/db_guards.py refuse it below the ORM too)."""
+
+    class Meta:
+        abstract = True
+
+    def save(self, *args, **kwargs):
+        if not self._state.adding:
+            raise AppendOnlyError(f"{type(self).__name__} rows are never changed")
+        super().save(*args, **kwargs)
+
+    def delete(self, *args, **kwargs):
+        raise AppendOnlyError(f"{type(self).__name__} rows are never deleted")
+
+
+class GameEntry(AppendOnly):
     """One accepted action and the notifications it caused. Seq 0 is the setup."""
 
     # no index of its own: the unique (game, seq) index starts with it
@@ -261,16 +277,8 @@ class GameEntry(models.Model):
     def __str__(self) -> str:
         return _("game %(game)s #%(seq)s") % {"game": self.game_id, "seq": self.seq}
 
-    def save(self, *args, **kwargs):
-        if not self._state.adding:
-            raise AppendOnlyError("game log entries are never changed")
-        super().save(*args, **kwargs)
 
-    def delete(self, *args, **kwargs):
-        raise AppendOnlyError("game log entries are never deleted")
-
-
-class GameArchive(models.Model):
+class GameArchive(AppendOnly):
     """A finished game's whole log in one row: its entries, every column, as JSON compressed
     with zlib (games/archive.py writes it and reads it back). Written once, never changed."""
 
@@ -292,14 +300,6 @@ class GameArchive(models.Model):
 
     def __str__(self) -> str:
         return _("archived log of game %(game)s") % {"game": self.game_id}
-
-    def save(self, *args, **kwargs):
-        if not self._state.adding:
-            raise AppendOnlyError("archived logs are never changed")
-        super().save(*args, **kwargs)
-
-    def delete(self, *args, **kwargs):
-        raise AppendOnlyError("archived logs are never deleted")
 
 
 class ChatMessage(models.Model):
@@ -427,7 +427,7 @@ class Spectator(models.Model):
         return f"{self.user_id} @ {self.game_id}"
 
 
-class ModerationAction(models.Model):
+class ModerationAction(AppendOnly):
     """The audit log of moderators: who, when, what, why. Append-only (database triggers)."""
 
     class Kind(models.TextChoices):
@@ -484,11 +484,3 @@ class ModerationAction(models.Model):
             "moderator": self.moderator,
             "when": f"{self.created_at:%Y-%m-%d %H:%M}",
         }
-
-    def save(self, *args, **kwargs):
-        if not self._state.adding:
-            raise AppendOnlyError("moderation records are never changed")
-        super().save(*args, **kwargs)
-
-    def delete(self, *args, **kwargs):
-        raise AppendOnlyError("moderation records are never deleted")
