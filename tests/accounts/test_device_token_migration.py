@@ -4,9 +4,9 @@ key, so apps signed in before the change stay signed in; the key is no longer st
 from __future__ import annotations
 
 import pytest
-from django.db import connection
-from django.db.migrations.executor import MigrationExecutor
 from rest_framework.test import APIClient
+
+from tests.migrations import migrate, migrate_to_latest, migrated_back
 
 BEFORE = [
     ("accounts", "0006_display_name_skeleton"),
@@ -15,17 +15,9 @@ BEFORE = [
 AFTER = [("accounts", "0007_device_token")]
 
 
-def migrate(targets):
-    executor = MigrationExecutor(connection)
-    executor.migrate(targets)
-    executor.loader.build_graph()
-    return executor.loader.project_state(targets).apps
-
-
 @pytest.mark.django_db(transaction=True)
 def test_a_token_from_before_still_signs_its_app_in_and_is_stored_hashed():
-    old_apps = migrate(BEFORE)
-    try:
+    with migrated_back(BEFORE) as old_apps:
         User = old_apps.get_model("accounts", "User")
         Token = old_apps.get_model("authtoken", "Token")
         user = User.objects.create(username="ana", display_name="Ana")
@@ -39,9 +31,7 @@ def test_a_token_from_before_still_signs_its_app_in_and_is_stored_hashed():
         assert stored.digest != key and key not in stored.digest
         assert stored.token_key == key[:15] and stored.expiry is not None
         assert not new_apps.get_model("authtoken", "Token").objects.exists()
-        migrate(MigrationExecutor(connection).loader.graph.leaf_nodes())
+        migrate_to_latest()
         client = APIClient()
         client.credentials(HTTP_AUTHORIZATION=f"Token {key}")
         assert client.get("/api/v1/me").json()["username"] == "ana"
-    finally:
-        migrate(MigrationExecutor(connection).loader.graph.leaf_nodes())

@@ -5,24 +5,16 @@ the unique index can be built on a database that holds look-alikes already."""
 from __future__ import annotations
 
 import pytest
-from django.db import connection
-from django.db.migrations.executor import MigrationExecutor
+
+from tests.migrations import migrate, migrated_back
 
 BEFORE = [("accounts", "0005_verbose_names")]
 AFTER = [("accounts", "0006_display_name_skeleton")]
 
 
-def migrate(targets):
-    executor = MigrationExecutor(connection)
-    executor.migrate(targets)
-    executor.loader.build_graph()
-    return executor.loader.project_state(targets).apps
-
-
 @pytest.mark.django_db(transaction=True)
 def test_existing_look_alikes_keep_their_names_and_the_first_keeps_the_look():
-    old_apps = migrate(BEFORE)
-    try:
+    with migrated_back(BEFORE) as old_apps:
         User = old_apps.get_model("accounts", "User")
         names = {"first": "Anna", "second": "ANNА", "other": "Ben", "blank": ""}  # Cyrillic А
         ids = {key: User.objects.create(username=key, display_name=name).pk
@@ -36,5 +28,3 @@ def test_existing_look_alikes_keep_their_names_and_the_first_keeps_the_look():
         assert looks[ids["other"]] == "ben"
         assert looks[ids["blank"]] is None
         assert User.objects.get(pk=ids["second"]).display_name == "ANNА"
-    finally:
-        migrate(MigrationExecutor(connection).loader.graph.leaf_nodes())
