@@ -29,18 +29,7 @@ PASSWORD = "/api/v1/me/password"
 PASSWORD_OK = "correct horse battery staple"
 NEW_PASSWORD = "a quieter horse, 42 hooves"
 
-
-@pytest.fixture(autouse=True)
-def _fast_password_hashing(settings):
-    # These tests hash hundreds of passwords; the production hasher is slow on purpose.
-    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
-
-
-@pytest.fixture(autouse=True)
-def _no_rate_limit(settings):
-    # Every test client comes from 127.0.0.1, so the per-address limit would carry over from
-    # test to test; it is switched on, from fresh addresses, by the test that is about it.
-    settings.REST_FRAMEWORK = {**settings.REST_FRAMEWORK, "DEFAULT_THROTTLE_RATES": {"auth": None}}
+pytestmark = pytest.mark.usefixtures("no_auth_rate_limit")
 
 
 @pytest.fixture

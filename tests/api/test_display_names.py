@@ -22,15 +22,7 @@ PASSWORD_OK = "correct horse battery staple"
 ZALGO = "Ana" + "\u0301" * 40  # 40 stacked combining acute accents
 CYRILLIC_A = "\u0430"
 
-
-@pytest.fixture(autouse=True)
-def _fast_password_hashing(settings):
-    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
-
-
-@pytest.fixture(autouse=True)
-def _no_rate_limit(settings):
-    settings.REST_FRAMEWORK = {**settings.REST_FRAMEWORK, "DEFAULT_THROTTLE_RATES": {"auth": None}}
+pytestmark = pytest.mark.usefixtures("no_auth_rate_limit")
 
 
 @pytest.fixture
