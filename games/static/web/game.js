@@ -7,10 +7,10 @@
 // exponential backoff, and resyncs from the last seq held, so the log never skips or repeats
 // a line. The page holds no rules: what may be done is the view's `legal_actions`.
 import { api, newKey, socketUrl } from "./api.js";
-import { citizenSentence, createBoard, fareOf, renderLegend } from "./board.js";
+import { createBoard, fareOf, renderLegend } from "./board.js";
 import { setUpBoardView } from "./board-view.js";
 import { drawMayOffer, newPlan, nextSteps, preview, roads, stepsLeft, turnAction, turnChain } from "./plan.js";
-import { areaLabel, competitionRanks, describe, format, gettext, ngettext, seatLabel } from "./wording.js";
+import { areaLabel, competitionRanks, describe, format, gettext, ngettext, playerNamer, seatLabel } from "./wording.js";
 
 const $ = (id) => document.getElementById(id);
 const data = JSON.parse($("game-data").textContent);
@@ -63,9 +63,10 @@ const logBox = $("log");
 const near = roads(boardData);
 const board = createBoard($("board"), boardData, {
   colours: data.colours,
+  playerOf: (seat) => playerOf(seat),
   onStep: (action) => (planning() ? planStep(action.to) : sendMove(action)),
-  onCitizen: (citizen, fare) => {
-    $("board-info").textContent = citizenSentence(citizen, fare);
+  onCitizens: (sentences) => {
+    $("board-info").textContent = sentences;
   },
 });
 
@@ -644,6 +645,11 @@ function nameOf(seat) {
   return state.names.get(seat) ?? "?";
 }
 
+/** Who sits at `seat` in a sentence: the player's name once known, else "Seat N". */
+function playerOf(seat) {
+  return playerNamer(state.names)(seat);
+}
+
 function turnText() {
   const view = state.view;
   if (state.status === "open") return gettext("Waiting for players to join.");
@@ -653,7 +659,7 @@ function turnText() {
   if (view.status === "aborted") return gettext("The game was aborted.");
   const seat = view.active_seat;
   if (!myTurn()) {
-    return format(gettext("%(seat)s's turn (%(player)s)."), { seat: seatLabel(seat), player: nameOf(seat) });
+    return format(gettext("%(player)s's turn."), { player: playerOf(seat) });
   }
   if (view.phase === "pickup") return gettext("Your turn: choose whom to pick up.");
   const left = view.allowance - view.path.length;
@@ -786,7 +792,7 @@ async function renderResult() {
         const li = document.createElement("li");
         li.value = rank;
         li.dataset.seat = String(seat);
-        li.textContent = `${seatLabel(seat)} — ${nameOf(seat)}: ${view.result.incomes[seat]}`;
+        li.textContent = `${playerOf(seat)}: ${view.result.incomes[seat]}`;
         ranking.appendChild(li);
       }
     });
@@ -909,8 +915,8 @@ function tick() {
   clock.dataset.left = String(Math.max(0, Math.round(left / 1000)));
   clock.classList.toggle("urgent", left < 10000);
   clock.textContent = left > 0
-    ? format(gettext("Time left for %(seat)s: %(time)s"), { seat: seatLabel(view.active_seat), time: remaining(left) })
-    : format(gettext("%(seat)s is out of time; the autopilot will play."), { seat: seatLabel(view.active_seat) });
+    ? format(gettext("Time left for %(seat)s: %(time)s"), { seat: playerOf(view.active_seat), time: remaining(left) })
+    : format(gettext("%(seat)s is out of time; the autopilot will play."), { seat: playerOf(view.active_seat) });
 }
 
 setInterval(tick, 1000);
