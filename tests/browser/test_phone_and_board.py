@@ -28,9 +28,16 @@ def table(committed_db, web_server, settings):
     ana, ben = Player(f"ana{tag}"), Player(f"ben{tag}")
     game_id = start_game([ana, ben], movement="fast", clock="24h")
     by_seat = seat_players(game_id, [ana, ben])
-    mover = by_seat[Game.objects.get(pk=game_id).active_seat]
-    name = mover.user.username
-    return {"base": web_server.url(""), "game": game_id, "login": (name, "pw-" + name * 2)}
+    active = Game.objects.get(pk=game_id).active_seat
+    mover, other = by_seat[active], by_seat[1 - active]
+    name, watcher = mover.user.username, other.user.username
+    return {
+        "base": web_server.url(""),
+        "game": game_id,
+        "login": (name, "pw-" + name * 2),
+        "other": (watcher, "pw-" + watcher * 2),
+        "mover": mover.user.display_name or name,
+    }
 
 
 def open_game(browser, table, viewport, problems):
@@ -290,4 +297,34 @@ def test_pinch_and_ctrl_wheel_zoom_the_board_which_stays_playable(table, chromiu
     assert float(desk.get_attribute("#board-frame", "data-zoom")) == pytest.approx(1.25)
     desk.click("#zoom-reset")
     assert box(desk, "#board")["width"] == pytest.approx(width, rel=0.02)
+    assert problems == []
+
+
+SEAT_WORDS = {"en": "Seat ", "fr": "Place ", "pl": "Miejsce ", "ja": "番席", "ko": "번 자리"}
+
+
+@pytest.mark.parametrize("language", sorted(SEAT_WORDS))
+def test_the_page_names_players_not_seats(table, chromium, language):
+    """Issue 21: "Time left for Seat 1", "Seat 2's turn": where the page knows who sits there
+    it says the name, in every language (the seat numbers stay only in the taxis table and the
+    colour key, which tie a name to its taxi's badge)."""
+    problems: list[str] = []
+    page = watched_page(chromium, problems, locale=language)
+    log_in(page, table["base"], *table["other"])
+    page.goto(f"{table['base']}/games/{table['game']}")
+    assert page.get_attribute("html", "lang") == language
+    page.wait_for_function("() => document.getElementById('connection').dataset.state === 'live'")
+    settle(page)
+    page.wait_for_function("() => /\\d/.test(document.getElementById('clock').textContent)")
+    seat = SEAT_WORDS[language]
+    texts = {
+        "clock": page.inner_text("#clock"),
+        "turn": page.inner_text("#turn-status"),
+        "log": page.inner_text("#log-lines"),
+    }
+    for where in ("clock", "turn"):
+        assert table["mover"] in texts[where] and seat not in texts[where], (where, texts)
+    assert texts["log"] and seat not in texts["log"], texts["log"]
+    taxi = page.locator("#board g.taxi title").first.text_content()
+    assert seat not in taxi, taxi
     assert problems == []
