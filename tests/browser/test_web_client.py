@@ -453,6 +453,8 @@ def test_two_players_play_a_whole_game_in_browsers(server, browser):
     for fact in ("allowance", "steps-left", "undos-left"):
         assert desk.locator(f"[data-fact={fact}]").count() == 0
     assert desk.locator("[data-fact=pile]").count() == 1
+    # nor a "your passenger goes here" mark: nobody rides any more
+    assert desk.locator("#board g.mark").count() == 0
     assert accessibility_violations(desk) == []
     shot(desk, "end")
     shot(phone, "end-phone")

@@ -66,6 +66,7 @@ const board = createBoard($("board"), boardData, {
   playerOf: (seat) => playerOf(seat),
   onStep: (action) => (planning() ? planStep(action.to) : sendMove(action)),
   onCitizens: (sentences) => {
+    delete $("board-info").dataset.route;
     $("board-info").textContent = sentences;
   },
 });
@@ -385,7 +386,9 @@ function planStep(to) {
 function announceRoute(plan) {
   const left = stepsLeft(state.view, plan);
   const route = [state.view.seats[state.view.you].area, ...plan.steps].map(areaLabel).join(" → ");
-  $("board-info").textContent = plan.steps.length
+  const info = $("board-info");
+  info.dataset.route = String(state.seq);
+  info.textContent = plan.steps.length
     ? format(ngettext("Route: %(route)s (%(count)s step left).", "Route: %(route)s (%(count)s steps left).", left), { route, count: left })
     : "";
 }
@@ -612,7 +615,9 @@ function renderActions() {
     box.appendChild(row);
   }
   box.setAttribute("aria-busy", state.pending ? "true" : "false");
-  board.render(state.view, { you: state.view.you, steps, recent: recentMoves() });
+  // once the game is over no passenger of mine goes anywhere: no destination marks
+  const you = state.view.status === "playing" ? state.view.you : null;
+  board.render(state.view, { you, steps, recent: recentMoves() });
 }
 
 function actionButton(action) {
@@ -856,6 +861,12 @@ function render() {
   game.dataset.myTurn = String(myTurn());
   document.title = `${myTurn() ? `${gettext("Your turn")} · ` : ""}${format(gettext("Game %(id)s"), { id: data.id })} · Bahama Taxi`;
   if (!state.view) return;
+  // a route announced for an earlier state (the turn was sent, or the game moved on) is stale
+  const info = $("board-info");
+  if (info.dataset.route && info.dataset.route !== String(state.seq)) {
+    info.textContent = "";
+    delete info.dataset.route;
+  }
   renderActions();
   renderFacts();
   renderSeats();
