@@ -431,7 +431,7 @@ def _entry(entry: GameEntry, names: dict[int, str]) -> dict:
     if entry.seq == 0:
         actor = _("the setup")
     elif entry.seat is not None and (entry.action or {}).get("type") in engine.PLAYER_ACTIONS:
-        actor = f"{seat_label(entry.seat)} ({names.get(entry.seat, '?')})"
+        actor = player_namer(names)(entry.seat)  # the name; "Seat N" only when none is known
     else:
         actor = _("the server")
     return {"seq": entry.seq, "actor": actor, "created_at": entry.created_at}
@@ -482,8 +482,7 @@ def _ranking(result: dict, names: dict[int, str]) -> list[dict]:
     return [
         {
             "rank": rank,
-            "seat": seat_label(seat),
-            "player": names.get(seat, "?"),
+            "player": player_namer(names)(seat),
             "income": incomes[seat] if seat < len(incomes) else None,
         }
         for rank, seats in competition_ranks(result.get("ranking", []))

@@ -67,6 +67,7 @@ INSTALLED_APPS = [
     "rest_framework.authtoken",
     "knox",
     "drf_spectacular",
+    "drf_spectacular_sidecar",  # Swagger UI's files, served as our own static files
     "channels",
     "accounts",
     "games",
@@ -249,6 +250,9 @@ SPECTACULAR_SETTINGS = {
     ),
     "VERSION": "1.0.0",
     "SERVE_INCLUDE_SCHEMA": False,
+    # /api/docs/ loads Swagger UI from this host, under the same policy as every page
+    "SWAGGER_UI_DIST": "SIDECAR",
+    "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
     "COMPONENT_SPLIT_REQUEST": True,
     # operations tagged by the path after /api/v1/ (games, tables, me, board), not "v1"
     "SCHEMA_PATH_PREFIX": r"/api/v[0-9]+",

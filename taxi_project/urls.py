@@ -12,8 +12,13 @@ urlpatterns = [
     path("api/v1/", include("accounts.urls")),
     path("api/v1/", include("games.urls")),
     path("api/schema/", SpectacularAPIView.as_view(), name="schema"),
-    # the split view: Swagger UI starts from a script file, not an inline one (taxi_project/csp.py)
-    path("api/docs/", SpectacularSwaggerSplitView.as_view(url_name="schema"), name="swagger-ui"),
+    # the split view: Swagger UI starts from a script file, not an inline one, and our template
+    # takes its style from a file: the page runs under the strict policy (taxi_project/csp.py)
+    path(
+        "api/docs/",
+        SpectacularSwaggerSplitView.as_view(url_name="schema", template_name="web/swagger_ui.html"),
+        name="swagger-ui",
+    ),
     path("", include("games.web_urls")),
 ]
 

@@ -90,6 +90,7 @@ def test_a_turn_planned_on_the_board_is_sent_in_one_request(table, chromium):
     seat = table["seat"]
     moved = mover.locator("#log-lines li[data-type=taxi_moved]").count()
     assert moved == 2
+    assert mover.inner_text("#board-info") == ""  # the sent route is no longer announced
 
     # the other player sees the turn as a trail: live, and again when coming back
     trail = f"#board .recent .recent-move[data-seat='{seat}']"

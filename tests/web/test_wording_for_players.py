@@ -55,3 +55,24 @@ def test_the_replay_tells_a_stop_that_opens_the_pickup_choice(make_player):
     assert "Nothing happened." not in sentences
     told = rf"<li>{re.escape(names[quiet_stop.seat])} stopped at \S+ and chooses whom to pick up\."
     assert re.search(told, sentences)
+
+
+def test_the_replay_names_who_acted_and_the_ranking(make_player):
+    """The player's replay says "By Ana", not "By Seat 1 (Ana)", and ranks names, not seats."""
+    players = [make_player(), make_player()]
+    game_id = finished_game(players)
+    game = Game.objects.get(pk=game_id)
+    names = {seat.seat: str(seat.user) for seat in game.seats.all()}
+    moved = next(
+        entry
+        for entry in GameEntry.objects.filter(game=game, seq__gte=1).order_by("seq")
+        if (entry.action or {}).get("type") == "step"
+    )
+    client = Client()
+    client.force_login(players[0].user)
+    page = client.get(f"/games/{game_id}/replay?seq={moved.seq}").content.decode()
+    assert f'<span id="replay-actor">{names[moved.seat]}</span>' in page
+    ranking = page.split('<ol id="ranking">', 1)[1].split("</ol>", 1)[0]
+    assert "Seat" not in ranking
+    for seat, name in names.items():
+        assert f"{name}: {game.result['incomes'][seat]}</li>" in ranking

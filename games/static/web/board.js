@@ -15,6 +15,14 @@ const TAG_WIDTH = 40;
 const TAG_HEIGHT = 16;
 const NARROW_TAG_WIDTH = 28; // three or four citizens on one area: two smaller tags a row
 const NARROW_TAG_HEIGHT = 13;
+// Smaller on the screen than MERGE_BELOW_PX (a phone, the board unzoomed), an area's tags merge
+// into one tag READABLE_PX tall (drawCitizens), which may reach REACH beyond the disc: not as
+// far as the gap board_layout.py keeps between discs.
+const MERGE_BELOW_PX = 11;
+const READABLE_PX = 12;
+const REACH = 8; // board_layout.GAP is 10: two units spare for the strokes
+const SHARED_TAG_RAISE = 2; // the shared tag starts this far above the centre, under the label
+const SHARED_TAG_WIDTH = 72;
 
 function el(name, attributes = {}, parent = null) {
   const node = document.createElementNS(SVG, name);
@@ -59,7 +67,7 @@ export function distanceTable(board) {
   return table;
 }
 
-export function createBoard(svg, board, { colours, onStep = null, onCitizen = null } = {}) {
+export function createBoard(svg, board, { colours, onStep = null, onCitizens = null, playerOf = seatLabel } = {}) {
   const areas = Object.fromEntries(board.areas.map((a) => [a.id, a]));
   const distances = distanceTable(board);
   const layer = (name) => el("g", { class: name }, svg);
@@ -166,7 +174,7 @@ export function createBoard(svg, board, { colours, onStep = null, onCitizen = nu
           "Taxi of %(seat)s on %(area)s, %(count)s passengers",
           seat.passengers.length,
         ),
-        { seat: seatLabel(seat.seat), area: areaLabel(seat.area), count: seat.passengers.length },
+        { seat: playerOf(seat.seat), area: areaLabel(seat.area), count: seat.passengers.length },
       ));
       el("circle", {
         cx: area.x, cy: area.y, r: round(area.r + 5), fill: "none", stroke: fill,
@@ -183,10 +191,56 @@ export function createBoard(svg, board, { colours, onStep = null, onCitizen = nu
     }
   }
 
-  function drawCitizens(view) {
+  /** Board units per CSS pixel: how large a tag must be to be read. */
+  function unitsPerPixel() {
+    const scale = svg.getScreenCTM()?.a;
+    return scale > 0 ? 1 / scale : 1;
+  }
+
+  function highlight(group, on) {
+    for (const citizen of group) areaNodes[citizen.destination]?.classList.toggle("destination", on);
+  }
+
+  function drawTag(origin, group, { x, y, width, height, text }) {
+    const g = el("g", {
+      class: "citizen",
+      "data-origin": origin,
+      "data-destination": group.map((c) => c.destination).join(" "),
+      "data-count": group.length,
+    }, citizens);
+    const sentences = group.map((c) => citizenSentence(c, fareOf(distances, c)));
+    titled(g, sentences.join(" "));
+    el("rect", { x: round(x - width / 2), y: round(y - height / 2), width: round(width), height: round(height), rx: 3 }, g);
+    const size = round(height * 0.8);
+    const label = el("text", {
+      x: round(x), y: round(y + size * 0.36), "text-anchor": "middle", "font-size": size, "font-weight": "bold",
+    }, g);
+    label.textContent = text;
+    // a label wider than its tag (a narrow font missing, an Ace's small disc) is squeezed in
+    const room = width - 4;
+    if (label.getComputedTextLength && label.getComputedTextLength() > room) {
+      label.setAttribute("textLength", round(room));
+      label.setAttribute("lengthAdjust", "spacingAndGlyphs");
+    }
+    g.addEventListener("pointerenter", () => highlight(group, true));
+    g.addEventListener("pointerleave", () => highlight(group, false));
+    g.addEventListener("click", () => {
+      for (const node of Object.values(areaNodes)) node.classList.remove("destination");
+      highlight(group, true);
+      if (onCitizens) onCitizens(sentences.join(" "));
+    });
+  }
+
+  let lastWaiting = [];
+  /** One tag per citizen, with its destination, while those tags are at least MERGE_BELOW_PX
+   *  tall on the screen; on a small board (a phone, unzoomed) an area's citizens share one tag
+   *  that is: the destination of a lone citizen, else how many wait (tap: who goes where). */
+  function drawCitizens(waiting) {
+    lastWaiting = waiting;
     citizens.replaceChildren();
+    const perPixel = unitsPerPixel();
     const byArea = new Map();
-    for (const citizen of view.waiting) {
+    for (const citizen of waiting) {
       if (!byArea.has(citizen.origin)) byArea.set(citizen.origin, []);
       byArea.get(citizen.origin).push(citizen);
     }
@@ -195,37 +249,35 @@ export function createBoard(svg, board, { colours, onStep = null, onCitizen = nu
       const perRow = group.length > 2 ? 2 : 1;
       const width = perRow === 1 ? TAG_WIDTH : NARROW_TAG_WIDTH;
       const height = perRow === 1 ? TAG_HEIGHT : NARROW_TAG_HEIGHT;
+      if (height / perPixel < MERGE_BELOW_PX) {
+        drawTag(origin, group, shared(area, perPixel, group.length === 1 ? areaLabel(group[0].destination) : `×${group.length}`));
+        continue;
+      }
       group.forEach((citizen, index) => {
         const row = Math.floor(index / perRow);
         const column = index % perRow;
-        const x = area.x + (perRow === 1 ? 0 : (column - 0.5) * (width + 1));
-        const y = area.y + 2 + height / 2 + row * (height + 1);
-        const fare = fareOf(distances, citizen);
-        const g = el("g", {
-          class: "citizen",
-          "data-origin": citizen.origin,
-          "data-destination": citizen.destination,
-        }, citizens);
-        titled(g, citizenSentence(citizen, fare));
-        el("rect", {
-          x: round(x - width / 2), y: round(y - height / 2), width, height, rx: 3,
-        }, g);
-        const size = perRow === 1 ? 14 : 11;
-        const text = el("text", { x: round(x), y: round(y + size * 0.36), "text-anchor": "middle", "font-size": size, "font-weight": "bold" }, g);
-        text.textContent = areaLabel(citizen.destination);
-        const show = () => {
-          areaNodes[citizen.destination]?.classList.add("destination");
-        };
-        const hide = () => areaNodes[citizen.destination]?.classList.remove("destination");
-        g.addEventListener("pointerenter", show);
-        g.addEventListener("pointerleave", hide);
-        g.addEventListener("click", () => {
-          for (const node of Object.values(areaNodes)) node.classList.remove("destination");
-          show();
-          if (onCitizen) onCitizen(citizen, fare);
+        drawTag(origin, [citizen], {
+          x: area.x + (perRow === 1 ? 0 : (column - 0.5) * (width + 1)),
+          y: area.y + 2 + height / 2 + row * (height + 1),
+          width,
+          height,
+          text: areaLabel(citizen.destination),
         });
       });
     }
+  }
+
+  /** The one tag of an area on a small board: as tall as READABLE_PX asks, up to what fits
+   *  under the area's label with every corner within REACH of its centre (never on another
+   *  area), and as wide as that height leaves. */
+  function shared(area, perPixel, text) {
+    const top = area.y - SHARED_TAG_RAISE;
+    const reach = area.r + REACH;
+    const tallest = reach * 0.8 - SHARED_TAG_RAISE;
+    const height = Math.min(Math.max(TAG_HEIGHT, Math.ceil(READABLE_PX * perPixel * 10) / 10), tallest);
+    const bottom = top + height - area.y;
+    const width = Math.min(2 * Math.sqrt(reach * reach - bottom * bottom), SHARED_TAG_WIDTH);
+    return { x: area.x, y: top + height / 2, width, height, text };
   }
 
   function drawMarks(view, you) {
@@ -286,8 +338,8 @@ export function createBoard(svg, board, { colours, onStep = null, onCitizen = nu
         el("rect", { x: x - 22, y: y - 12, width: 44, height: 24, rx: 12, fill, stroke: "#000", "stroke-width": 1.5 }, g);
         el("text", { x, y, dy: 1, "text-anchor": "middle", "dominant-baseline": "middle", "font-size": 15, "font-weight": "bold", fill: colourOf(note.seat).ink }, g).textContent = dropped ? `+${note.fare}` : `↑${areaLabel(note.destination)}`;
         titled(g, dropped
-          ? format(gettext("%(seat)s dropped off a passenger here: fare %(fare)s"), { seat: seatLabel(note.seat), fare: note.fare })
-          : format(gettext("%(seat)s picked up a citizen here going to %(destination)s"), { seat: seatLabel(note.seat), destination: areaLabel(note.destination) }));
+          ? format(gettext("%(seat)s dropped off a passenger here: fare %(fare)s"), { seat: playerOf(note.seat), fare: note.fare })
+          : format(gettext("%(seat)s picked up a citizen here going to %(destination)s"), { seat: playerOf(note.seat), destination: areaLabel(note.destination) }));
       }
     }
   }
@@ -320,6 +372,17 @@ export function createBoard(svg, board, { colours, onStep = null, onCitizen = nu
     }
   }
 
+  // zoomed in or out, turned, resized: tags are laid out again for their size on the screen
+  if (typeof ResizeObserver === "function") {
+    let drawnWidth = svg.getBoundingClientRect().width;
+    new ResizeObserver(() => {
+      const width = svg.getBoundingClientRect().width;
+      if (Math.abs(width - drawnWidth) < 1) return;
+      drawnWidth = width;
+      drawCitizens(lastWaiting);
+    }).observe(svg);
+  }
+
   return {
     distances,
     /** Draw `view` (an engine public/player view). `steps`: the step actions to offer;
@@ -331,7 +394,7 @@ export function createBoard(svg, board, { colours, onStep = null, onCitizen = nu
       drawPlan(plan);
       drawMarks(view, you);
       drawTaxis(view);
-      drawCitizens(view);
+      drawCitizens(view.waiting);
       drawArrows(notifications);
       setSteps(steps);
     },

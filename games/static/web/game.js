@@ -7,10 +7,10 @@
 // exponential backoff, and resyncs from the last seq held, so the log never skips or repeats
 // a line. The page holds no rules: what may be done is the view's `legal_actions`.
 import { api, newKey, socketUrl } from "./api.js";
-import { citizenSentence, createBoard, fareOf, renderLegend } from "./board.js";
+import { createBoard, fareOf, renderLegend } from "./board.js";
 import { setUpBoardView } from "./board-view.js";
 import { drawMayOffer, newPlan, nextSteps, preview, roads, stepsLeft, turnAction, turnChain } from "./plan.js";
-import { areaLabel, competitionRanks, describe, format, gettext, ngettext, seatLabel } from "./wording.js";
+import { areaLabel, competitionRanks, describe, format, gettext, ngettext, playerNamer, seatLabel } from "./wording.js";
 
 const $ = (id) => document.getElementById(id);
 const data = JSON.parse($("game-data").textContent);
@@ -63,9 +63,11 @@ const logBox = $("log");
 const near = roads(boardData);
 const board = createBoard($("board"), boardData, {
   colours: data.colours,
+  playerOf: (seat) => playerOf(seat),
   onStep: (action) => (planning() ? planStep(action.to) : sendMove(action)),
-  onCitizen: (citizen, fare) => {
-    $("board-info").textContent = citizenSentence(citizen, fare);
+  onCitizens: (sentences) => {
+    delete $("board-info").dataset.route;
+    $("board-info").textContent = sentences;
   },
 });
 
@@ -384,7 +386,9 @@ function planStep(to) {
 function announceRoute(plan) {
   const left = stepsLeft(state.view, plan);
   const route = [state.view.seats[state.view.you].area, ...plan.steps].map(areaLabel).join(" → ");
-  $("board-info").textContent = plan.steps.length
+  const info = $("board-info");
+  info.dataset.route = String(state.seq);
+  info.textContent = plan.steps.length
     ? format(ngettext("Route: %(route)s (%(count)s step left).", "Route: %(route)s (%(count)s steps left).", left), { route, count: left })
     : "";
 }
@@ -611,7 +615,9 @@ function renderActions() {
     box.appendChild(row);
   }
   box.setAttribute("aria-busy", state.pending ? "true" : "false");
-  board.render(state.view, { you: state.view.you, steps, recent: recentMoves() });
+  // once the game is over no passenger of mine goes anywhere: no destination marks
+  const you = state.view.status === "playing" ? state.view.you : null;
+  board.render(state.view, { you, steps, recent: recentMoves() });
 }
 
 function actionButton(action) {
@@ -644,6 +650,11 @@ function nameOf(seat) {
   return state.names.get(seat) ?? "?";
 }
 
+/** Who sits at `seat` in a sentence: the player's name once known, else "Seat N". */
+function playerOf(seat) {
+  return playerNamer(state.names)(seat);
+}
+
 function turnText() {
   const view = state.view;
   if (state.status === "open") return gettext("Waiting for players to join.");
@@ -653,7 +664,7 @@ function turnText() {
   if (view.status === "aborted") return gettext("The game was aborted.");
   const seat = view.active_seat;
   if (!myTurn()) {
-    return format(gettext("%(seat)s's turn (%(player)s)."), { seat: seatLabel(seat), player: nameOf(seat) });
+    return format(gettext("%(player)s's turn."), { player: playerOf(seat) });
   }
   if (view.phase === "pickup") return gettext("Your turn: choose whom to pick up.");
   const left = view.allowance - view.path.length;
@@ -786,7 +797,7 @@ async function renderResult() {
         const li = document.createElement("li");
         li.value = rank;
         li.dataset.seat = String(seat);
-        li.textContent = `${seatLabel(seat)} — ${nameOf(seat)}: ${view.result.incomes[seat]}`;
+        li.textContent = `${playerOf(seat)}: ${view.result.incomes[seat]}`;
         ranking.appendChild(li);
       }
     });
@@ -850,6 +861,12 @@ function render() {
   game.dataset.myTurn = String(myTurn());
   document.title = `${myTurn() ? `${gettext("Your turn")} · ` : ""}${format(gettext("Game %(id)s"), { id: data.id })} · Bahama Taxi`;
   if (!state.view) return;
+  // a route announced for an earlier state (the turn was sent, or the game moved on) is stale
+  const info = $("board-info");
+  if (info.dataset.route && info.dataset.route !== String(state.seq)) {
+    info.textContent = "";
+    delete info.dataset.route;
+  }
   renderActions();
   renderFacts();
   renderSeats();
@@ -909,8 +926,8 @@ function tick() {
   clock.dataset.left = String(Math.max(0, Math.round(left / 1000)));
   clock.classList.toggle("urgent", left < 10000);
   clock.textContent = left > 0
-    ? format(gettext("Time left for %(seat)s: %(time)s"), { seat: seatLabel(view.active_seat), time: remaining(left) })
-    : format(gettext("%(seat)s is out of time; the autopilot will play."), { seat: seatLabel(view.active_seat) });
+    ? format(gettext("Time left for %(seat)s: %(time)s"), { seat: playerOf(view.active_seat), time: remaining(left) })
+    : format(gettext("%(seat)s is out of time; the autopilot will play."), { seat: playerOf(view.active_seat) });
 }
 
 setInterval(tick, 1000);
