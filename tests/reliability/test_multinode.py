@@ -1,0 +1,243 @@
+"""Several nodes on one machine, as production runs them (issue 24): two web nodes (uvicorn) behind
+Debian's HAProxy running docker/haproxy.cfg, two Celery workers and one separate beat, one
+PostgreSQL (the committed test database), one Redis (this run's key prefix). Helpers, and the
+precise meaning of "each entry exactly once on every socket": tests/reliability/multinode.py.
+
+Played games: each player's requests go in turn to node A, node B and the proxy, a retry
+(same idempotency key) too. Clocked games nobody plays: 2-second turns, timed out by the
+workers until both seats are zombies (K3) and the autopilot finishes the game. Every game is
+watched by three sockets (its two players, a signed-in spectator), first opened on A, B and
+the proxy, reconnecting in turn to the others and catching up from their last seq.
+
+Mid-play, while the first batch of clocked games is due: worker 1 is SIGKILLed (its group: the
+worker and its pool process) and started again. Then, as the second batch falls due, node A is
+SIGKILLed: its sockets die, its requests in flight are cut; the proxy marks it down and
+sends everything to B. A is started again on its port and the proxy takes it back.
+
+Then, from the database: every acknowledged move is in the log once at its seq and nothing
+else is (faults.lost_or_duplicated); every game replays to its row (verify_games); each clocked
+game finished, every timeout for the seat to move, one per turn, none early (K1/K3); every
+watcher got entries 0..version exactly once in order; every answered move sent again,
+unchanged, to A, B and the proxy gets 200 and the very body of its first answer.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import signal
+import tempfile
+import threading
+from pathlib import Path
+
+import pytest
+
+from games.models import Game, GameEntry
+from tests.e2e.server import current_database_url
+from tests.e2e.test_live import Person, Table
+from tests.reliability.faults import Tally, lost_or_duplicated, stop_drivers, verify_games
+from tests.reliability.multinode import (
+    AlternatingDriver,
+    Beat,
+    Node,
+    Proxy,
+    Rotation,
+    Watcher,
+    Watchers,
+    haproxy_binary,
+    in_transaction,
+    named,
+    replay_differences,
+    wait_until,
+)
+from tests.tasks.test_celery_live import LIMIT, assert_each_timeout_once, give_limit, timeouts
+from tests.tasks.worker import CeleryWorker
+
+pytestmark = [pytest.mark.postgres, pytest.mark.redis, pytest.mark.slow]
+
+PLAYED = 4  # games played over HTTP
+CLOCKED = 6  # games per batch left to the clock (two batches)
+TICK = 0.5  # DEADLINE_TICK_SECONDS of the beat
+MOVES = 20  # moves between one step of the scenario and the next
+NODE_ENV = {
+    "DB_POOL_MAX_SIZE": "4",  # 2 nodes + 2 workers on a PostgreSQL shared with other runs
+    "SOCKET_HEARTBEAT_SECONDS": "2",  # a push lost with node A reaches its sockets in 2 s
+}
+
+
+@pytest.fixture
+def cluster(django_db_setup, committed_db):
+    if haproxy_binary() is None:
+        pytest.skip("needs Debian's haproxy (apt-get install haproxy; .ci/run does)")
+    database_url, redis_url = current_database_url(), os.environ["REDIS_URL"]
+    nodes = [Node(name, database_url=database_url, redis_url=redis_url, env=NODE_ENV)
+             for name in ("A", "B")]  # fmt: skip
+    workers = [
+        CeleryWorker(database_url=named(database_url, f"taxi-worker-{i}"), redis_url=redis_url,
+                     concurrency=1, beat=False, env={"DB_POOL_MAX_SIZE": "2"},
+                     workdir=Path(tempfile.mkdtemp()))
+        for i in (1, 2)
+    ]  # fmt: skip
+    beat = Beat(database_url=database_url, redis_url=redis_url, tick=TICK)
+    proxy = Proxy(nodes)
+    failed = True
+    try:
+        for part in (*nodes, *workers, beat, proxy):
+            part.start()
+        yield nodes, proxy, workers, beat
+        failed = False
+    finally:
+        if failed:
+            for node in nodes:
+                tail = node.logs[-1] if node.logs else node.server.log() if node.server else ""
+                print(f"--- node {node.name} ---\n{tail[-3000:]}")
+            print(f"--- haproxy ---\n{proxy.log_tail()}\n--- beat ---\n{beat.log()}")
+            for worker in workers:
+                print(f"--- worker ---\n{worker.log_tail(3000)}")
+        for close in (proxy.close, *(n.stop for n in nodes), *(w.close for w in workers),
+                      beat.close):  # fmt: skip
+            with contextlib.suppress(Exception):
+                close()
+
+
+def test_two_nodes_two_workers_and_a_proxy_lose_and_double_nothing_across_two_kills(cluster):
+    (a, b), proxy, workers, beat = cluster
+    targets = [("A", a), ("B", b), ("proxy", proxy)]
+    people = [Person.create(proxy) for _ in range(2 * (PLAYED + 2 * CLOCKED) + 1)]
+    spectator = people.pop()
+    pairs = [people[i : i + 2] for i in range(0, len(people), 2)]
+    played = [Table(proxy, pair, movement="faster") for pair in pairs[:PLAYED]]
+    first = [Table(proxy, pair, clock="30s") for pair in pairs[PLAYED : PLAYED + CLOCKED]]
+    second = [Table(proxy, pair, clock="30s") for pair in pairs[PLAYED + CLOCKED :]]
+    tables = [*played, *first, *second]
+    ids = [table.id for table in tables]
+    clocked = [table.id for table in (*first, *second)]
+
+    watchers = Watchers()
+    tally, stop = Tally(), threading.Event()
+    drivers = []
+    try:
+        for table in tables:
+            for turn, token in enumerate(
+                (table.by_seat[0].token, table.by_seat[1].token, spectator.token)
+            ):
+                watchers.add(Watcher(table.id, token, targets, start=turn))
+        wait_until(lambda: all(w.last >= 0 for w in watchers.all), timeout=30,
+                   what="every socket's first sync")  # fmt: skip
+
+        drivers = [
+            AlternatingDriver(Rotation([a, b, proxy], start=i), table.id,
+                              {seat: p.token for seat, p in table.by_seat.items()}, tally, stop,
+                              seed=table.id)
+            for i, table in enumerate(played)
+        ]  # fmt: skip
+        for driver in drivers:
+            driver.start()
+
+        def moves(count: int) -> None:
+            wait_until(lambda: len(tally.acks) >= count or not any(d.is_alive() for d in drivers),
+                       timeout=60, what=f"{count} moves")  # fmt: skip
+
+        moves(MOVES)
+
+        # Worker 1 dies while the first batch is due (both workers sweep it, SKIP LOCKED).
+        first_timeouts = GameEntry.objects.filter(
+            game_id__in=[t.id for t in first], action__type="timeout"
+        )
+        # Killed while one of its connections is inside a transaction: a deadline half applied.
+        give_limit([t.id for t in first], due_in=LIMIT * 0)
+        wait_until(lambda: in_transaction("taxi-worker-1"), timeout=30, interval=0.002,
+                   what="worker 1 to sweep")  # fmt: skip
+        workers[0].kill(signal.SIGKILL)
+        timeouts_at_worker_kill = first_timeouts.count()
+        workers[0].start()
+        moves(len(tally.acks) + MOVES)
+
+        # Node A dies as the second batch falls due, with requests and sockets on it.
+        # (the proxy's sockets on A are not told apart from its sockets on B: not counted)
+        give_limit([t.id for t in second], due_in=LIMIT / 4)
+        sockets_on_a = sum(1 for w in watchers.all if w.sessions and w.sessions[-1].target == "A")
+        wait_until(lambda: in_transaction(a.application_name), timeout=30, interval=0.002,
+                   what="node A to be serving a request")  # fmt: skip
+        a.kill()
+        acks_at_node_kill = len(tally.acks)
+        wait_until(lambda: proxy.servers().get("node_a") == "DOWN", timeout=10,
+                   what="the proxy to mark node A down")  # fmt: skip
+        moves(acks_at_node_kill + MOVES)
+        a.start()
+        wait_until(lambda: proxy.servers().get("node_a") == "UP", timeout=20,
+                   what="the proxy to take node A back")  # fmt: skip
+        moves(len(tally.acks) + MOVES)
+    finally:
+        if drivers:
+            stop_drivers(drivers, stop)
+
+    try:
+        wait_until(
+            lambda: not Game.objects.filter(pk__in=clocked, status=Game.Status.PLAYING).exists(),
+            timeout=60, what="every clocked game to be timed out to its end",
+        )  # fmt: skip
+        versions = dict(Game.objects.filter(pk__in=ids).values_list("pk", "version"))
+        wait_until(lambda: watchers.caught_up(versions), timeout=30,
+                   what="every socket to reach its game's version")  # fmt: skip
+    finally:
+        watchers.close()
+
+    # Moves: each acknowledged one in the log once, at its seq; nothing else there.
+    assert lost_or_duplicated(tally.acks, [t.id for t in played]) == {}
+    differ, report = verify_games(ids)
+    assert differ == 0, report
+    assert 500 not in tally.statuses, tally.statuses
+
+    # Deadlines (K1, K3): each turn timed out at most once, for the seat to move, not early;
+    # and none was lost: every clocked game reached its end.
+    applied = 0
+    for game_id in clocked:
+        game = Game.objects.get(pk=game_id)
+        log = list(GameEntry.objects.filter(game_id=game_id).order_by("seq"))
+        assert [e.seq for e in log] == list(range(game.version + 1)), f"gaps in game {game_id}"
+        assert_each_timeout_once(game_id, log)
+        applied += len(timeouts(game_id))
+
+    # Sockets: every watcher, every entry 0..version once, in order, across its sessions.
+    problems = {
+        f"game {w.game} watcher {i}": w.problems(versions[w.game])
+        for i, w in enumerate(watchers.all)
+        if w.problems(versions[w.game])
+    }
+    assert problems == {}, json.dumps(problems, indent=1)
+    assert [w.errors for w in watchers.all if w.errors] == []
+    reconnected = [w for w in watchers.all if len(w.sessions) > 1]
+    assert len(reconnected) >= sockets_on_a > 0, "node A's sockets did not come back"
+
+    # Retries: every answered move, sent again unchanged to A, B and the proxy, answered 200
+    # with the first answer's body.
+    answers = [answer for driver in drivers for answer in driver.answers]
+    assert len(answers) == len(tally.acks)
+    assert replay_differences(answers, [a, b, proxy]) == []
+
+    for worker in workers:
+        assert worker.errors() == [], worker.log_tail()
+
+    figures = {
+        "games": {"played": len(played), "clocked": len(clocked)},
+        "entries": sum(v + 1 for v in versions.values()),
+        "moves_acknowledged": len(tally.acks),
+        "moves_answered_after_a_retry": sum(1 for answer in answers if answer.attempts > 1),
+        "moves_first_answered_as_a_replay": sum(1 for answer in answers if answer.status == 200),
+        "replays_checked": len(answers) * 3,
+        "requests_without_answer": tally.broken,
+        "answers_by_status": dict(sorted(tally.statuses.items())),
+        "timeouts_applied": applied,
+        "timeouts_at_worker_kill": timeouts_at_worker_kill,
+        "sockets": len(watchers.all),
+        "socket_sessions": sum(len(w.sessions) for w in watchers.all),
+        "sockets_on_node_a_at_kill": sockets_on_a,
+        "sockets_reconnected": len(reconnected),
+        "failed_socket_opens": sum(w.failed_opens for w in watchers.all),
+        "entry_frames": sum(len(w.seqs) for w in watchers.all),
+        "kills": {"web node": a.kills, "worker": workers[0].starts - 1},
+        "lost": 0, "duplicated": 0, "deadlines_applied_twice": 0,
+    }  # fmt: skip
+    print(f"\nmultinode: {json.dumps(figures)}")
