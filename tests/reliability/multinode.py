@@ -1,7 +1,8 @@
 """The production shape on one machine, for tests/reliability/test_multinode.py: two web nodes
 (uvicorn, each a process of its own on a fixed port, so it can be SIGKILLed and started again
-where the proxy expects it), Debian's HAProxy in front of them running docker/haproxy.cfg
-itself, two Celery workers without beat and one separate `celery beat`; clients that alternate
+where the proxy expects it) and Debian's HAProxy in front of them running docker/haproxy.cfg
+itself (the workers and the beat are tests/tasks/worker.py's and
+tests/smoke/test_production_shape.py's); clients that alternate
 between the nodes and the proxy, and game sockets that reconnect and catch up.
 
 The WebSocket check, precisely. A *watcher* is one client watching one game: a sequence of
@@ -27,7 +28,6 @@ import shutil
 import signal
 import socket
 import subprocess
-import sys
 import tempfile
 import threading
 import time
@@ -41,8 +41,7 @@ from websockets.asyncio.client import connect
 from websockets.exceptions import ConnectionClosed, InvalidHandshake
 
 from tests.e2e.server import HOST, ROOT, free_port, live_server, request_json
-from tests.reliability.faults import RETRY_PAUSE, RETRYABLE, Ack, Driver
-from tests.tasks.worker import worker_env
+from tests.reliability.faults import RETRY_PAUSE, RETRYABLE, Driver
 
 PROXY_CONFIG = ROOT / "docker" / "haproxy.cfg"
 HEALTH_HOST = "localhost"  # one of tests/e2e/server.py's ALLOWED_HOSTS
@@ -218,49 +217,6 @@ class Proxy:
         shutil.rmtree(self.dir, ignore_errors=True)
 
 
-# ---------------------------------------------------------------------------------- beat
-
-
-class Beat:
-    """`celery beat` alone, as production runs it (exactly one): it only sends the ticks."""
-
-    def __init__(self, *, database_url: str, redis_url: str, tick: float):
-        self.dir = Path(tempfile.mkdtemp(prefix="taxi-beat-"))
-        self.env = worker_env(
-            database_url=database_url, redis_url=redis_url,
-            extra={"DEADLINE_TICK_SECONDS": str(tick)},
-        )  # fmt: skip
-        self.process: subprocess.Popen | None = None
-
-    def start(self) -> None:
-        schedule = self.dir / "celerybeat-schedule"
-        with open(self.dir / "beat.log", "ab") as log:
-            self.process = subprocess.Popen(
-                [sys.executable, "-m", "celery", "-A", "taxi_project", "beat", "-s",
-                 str(schedule), "--loglevel", "warning"],
-                cwd=ROOT, env=self.env, stdin=subprocess.DEVNULL, stdout=log,
-                stderr=subprocess.STDOUT, start_new_session=True,
-            )  # fmt: skip
-        wait_until(lambda: list(self.dir.glob("celerybeat-schedule*")) or self.process.poll(),
-                   timeout=60, what="beat to open its schedule")  # fmt: skip
-        assert self.process.poll() is None, self.log()
-
-    def log(self) -> str:
-        with contextlib.suppress(OSError):
-            return (self.dir / "beat.log").read_text(errors="replace")[-4000:]
-        return ""
-
-    def close(self) -> None:
-        if self.process is not None and self.process.poll() is None:
-            os.killpg(self.process.pid, signal.SIGTERM)
-            try:
-                self.process.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                os.killpg(self.process.pid, signal.SIGKILL)
-                self.process.wait(timeout=10)
-        shutil.rmtree(self.dir, ignore_errors=True)
-
-
 # ---------------------------------------------------------------------------------- HTTP players
 
 
@@ -333,10 +289,6 @@ def replay_differences(answers: list[Answer], targets: list) -> list[str]:
                     f"!= first answer {answer.status} {answer.body}"
                 )
     return problems
-
-
-def acks_of(answers: list[Answer]) -> list[Ack]:
-    return [Ack(a.game, a.move["idempotency_key"], a.body["seq"]) for a in answers]
 
 
 # ---------------------------------------------------------------------------------- sockets

@@ -24,22 +24,26 @@ unchanged, to A, B and the proxy gets 200 and the very body of its first answer.
 from __future__ import annotations
 
 import contextlib
+import http.server
 import json
 import os
+import re
 import signal
+import subprocess
+import sys
 import tempfile
 import threading
 from pathlib import Path
 
 import pytest
+from django.http.request import split_domain_port, validate_host
 
 from games.models import Game, GameEntry
-from tests.e2e.server import current_database_url
+from tests.e2e.server import HOST, ROOT, current_database_url, free_port
 from tests.e2e.test_live import Person, Table
 from tests.reliability.faults import Tally, lost_or_duplicated, stop_drivers, verify_games
 from tests.reliability.multinode import (
     AlternatingDriver,
-    Beat,
     Node,
     Proxy,
     Rotation,
@@ -51,10 +55,9 @@ from tests.reliability.multinode import (
     replay_differences,
     wait_until,
 )
+from tests.smoke.test_production_shape import Beat
 from tests.tasks.test_celery_live import LIMIT, assert_each_timeout_once, give_limit, timeouts
-from tests.tasks.worker import CeleryWorker
-
-pytestmark = [pytest.mark.postgres, pytest.mark.redis, pytest.mark.slow]
+from tests.tasks.worker import CeleryWorker, worker_env
 
 PLAYED = 4  # games played over HTTP
 CLOCKED = 6  # games per batch left to the clock (two batches)
@@ -79,11 +82,14 @@ def cluster(django_db_setup, committed_db):
                      workdir=Path(tempfile.mkdtemp()))
         for i in (1, 2)
     ]  # fmt: skip
-    beat = Beat(database_url=database_url, redis_url=redis_url, tick=TICK)
+    beat_env = {"DEADLINE_TICK_SECONDS": str(TICK)}
+    beat = Beat(env=worker_env(database_url=database_url, redis_url=redis_url, extra=beat_env),
+                workdir=Path(tempfile.mkdtemp()))  # fmt: skip
     proxy = Proxy(nodes)
     failed = True
     try:
-        for part in (*nodes, *workers, beat, proxy):
+        beat.wait_ready()
+        for part in (*nodes, *workers, proxy):
             part.start()
         yield nodes, proxy, workers, beat
         failed = False
@@ -92,15 +98,18 @@ def cluster(django_db_setup, committed_db):
             for node in nodes:
                 tail = node.logs[-1] if node.logs else node.server.log() if node.server else ""
                 print(f"--- node {node.name} ---\n{tail[-3000:]}")
-            print(f"--- haproxy ---\n{proxy.log_tail()}\n--- beat ---\n{beat.log()}")
+            print(f"--- haproxy ---\n{proxy.log_tail()}\n--- beat ---\n{beat.log()[-3000:]}")
             for worker in workers:
                 print(f"--- worker ---\n{worker.log_tail(3000)}")
         for close in (proxy.close, *(n.stop for n in nodes), *(w.close for w in workers),
-                      beat.close):  # fmt: skip
+                      beat.stop):  # fmt: skip
             with contextlib.suppress(Exception):
                 close()
 
 
+@pytest.mark.postgres
+@pytest.mark.redis
+@pytest.mark.slow
 def test_two_nodes_two_workers_and_a_proxy_lose_and_double_nothing_across_two_kills(cluster):
     (a, b), proxy, workers, beat = cluster
     targets = [("A", a), ("B", b), ("proxy", proxy)]
@@ -241,3 +250,45 @@ def test_two_nodes_two_workers_and_a_proxy_lose_and_double_nothing_across_two_ki
         "lost": 0, "duplicated": 0, "deadlines_applied_twice": 0,
     }  # fmt: skip
     print(f"\nmultinode: {json.dumps(figures)}")
+
+
+# ---------------------------------------------------------------------------------- health checks
+
+
+def dockerfile_health_check() -> list[str]:
+    text = (ROOT / "docker" / "Dockerfile").read_text().replace("\\\n", " ")
+    return json.loads(re.search(r"^HEALTHCHECK .*?CMD (\[.*\])\s*$", text, re.M).group(1))
+
+
+@pytest.mark.parametrize(
+    "allowed_hosts", ["taxi.example.org", "taxi.example.org,127.0.0.1", ".example.org", "*"]
+)
+def test_the_image_health_check_names_a_host_the_server_allows(allowed_hosts):
+    """Django answers 400 to a Host outside ALLOWED_HOSTS, /healthz included: a check naming
+    127.0.0.1:8000 marked every container unhealthy under ALLOWED_HOSTS=taxi.example.org, and
+    the proxy (compose: depends on healthy nodes) never started."""
+    hosts = []
+
+    class Health(http.server.BaseHTTPRequestHandler):
+        def do_GET(self):
+            hosts.append(self.headers["Host"])
+            self.send_response(200)
+            self.end_headers()
+
+        def log_message(self, *args):
+            pass
+
+    port = free_port()
+    with http.server.HTTPServer((HOST, port), Health) as stub:
+        threading.Thread(target=stub.serve_forever, daemon=True).start()
+        command = [
+            arg.replace("http://127.0.0.1:8000", f"http://{HOST}:{port}")
+            for arg in dockerfile_health_check()
+        ]
+        assert command[0] == "python"
+        env = {"PATH": os.environ["PATH"], "ALLOWED_HOSTS": allowed_hosts}
+        checked = subprocess.run([sys.executable, *command[1:]], env=env, timeout=30)
+        stub.shutdown()
+    assert checked.returncode == 0
+    domain, _port = split_domain_port(hosts[0])
+    assert validate_host(domain, allowed_hosts.split(",")), hosts
