@@ -146,6 +146,8 @@ class Proxy:
     """Debian's haproxy on docker/haproxy.cfg, unchanged: the environment gives it its address,
     the nodes', the Host of its health checks and the path of its stats socket."""
 
+    name = "proxy"
+
     def __init__(self, nodes: list[Node]):
         self.port = free_port()
         self.dir = Path(tempfile.mkdtemp(prefix="taxi-haproxy-"))
@@ -227,9 +229,11 @@ class Rotation:
     def __init__(self, targets: list, start: int = 0):
         self.targets = targets
         self._next = itertools.count(start)
+        self.last = None  # the target of the latest request
 
     def url(self, path: str) -> str:
-        return self.targets[next(self._next) % len(self.targets)].url(path)
+        self.last = self.targets[next(self._next) % len(self.targets)]
+        return self.last.url(path)
 
 
 @dataclass
@@ -251,6 +255,7 @@ class AlternatingDriver(Driver):
     def __init__(self, rotation: Rotation, *args, **kwargs):
         super().__init__(rotation, *args, **kwargs)
         self.answers: list[Answer] = []
+        self.unavailable: Counter = Counter()  # (target, status, code) of each 502/503/504
 
     def call(self, path: str, data=None, *, token: str):
         for attempt in range(1, 601):
@@ -267,6 +272,8 @@ class AlternatingDriver(Driver):
                 continue
             self.tally.count(status)
             if status in RETRYABLE:
+                code = body.get("code") if isinstance(body, dict) else "(not JSON)"
+                self.unavailable[(self.server.last.name, status, code)] += 1
                 time.sleep(RETRY_PAUSE)
                 continue
             if data is not None and status in (200, 201):

@@ -33,6 +33,7 @@ import subprocess
 import sys
 import tempfile
 import threading
+from collections import Counter
 from pathlib import Path
 
 import pytest
@@ -122,6 +123,9 @@ def test_two_nodes_two_workers_and_a_proxy_lose_and_double_nothing_across_two_ki
     tables = [*played, *first, *second]
     ids = [table.id for table in tables]
     clocked = [table.id for table in (*first, *second)]
+    # No clock until give_limit: the table's own 30-s turn could run out first, and the turn
+    # give_limit then shortens would have begun at that timeout rather than at seq 0.
+    Game.objects.filter(pk__in=clocked).update(turn_seconds=None, next_deadline_at=None)
 
     watchers = Watchers()
     tally, stop = Tally(), threading.Event()
@@ -238,6 +242,10 @@ def test_two_nodes_two_workers_and_a_proxy_lose_and_double_nothing_across_two_ki
         "replays_checked": len(answers) * 3,
         "requests_without_answer": tally.broken,
         "answers_by_status": dict(sorted(tally.statuses.items())),
+        "unavailable_answers": {
+            " ".join(map(str, key)): n
+            for key, n in sum((d.unavailable for d in drivers), Counter()).items()
+        },
         "timeouts_applied": applied,
         "timeouts_at_worker_kill": timeouts_at_worker_kill,
         "sockets": len(watchers.all),
