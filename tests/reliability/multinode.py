@@ -28,6 +28,7 @@ import shutil
 import signal
 import socket
 import subprocess
+import sys
 import tempfile
 import threading
 import time
@@ -216,6 +217,9 @@ class Proxy:
             except subprocess.TimeoutExpired:
                 os.killpg(self.process.pid, signal.SIGKILL)
                 self.process.wait(timeout=10)
+        if os.environ.get("TAXI_KEEP_SERVER_LOG"):  # as tests/e2e/server.py: keep, say where
+            print(f"haproxy log kept: {self.log_path}", file=sys.stderr)
+            return
         shutil.rmtree(self.dir, ignore_errors=True)
 
 
@@ -255,7 +259,7 @@ class AlternatingDriver(Driver):
     def __init__(self, rotation: Rotation, *args, **kwargs):
         super().__init__(rotation, *args, **kwargs)
         self.answers: list[Answer] = []
-        self.unavailable: Counter = Counter()  # (target, status, code) of each 502/503/504
+        self.unavailable: Counter = Counter()  # (target, method, status, code): 502/503/504
 
     def call(self, path: str, data=None, *, token: str):
         for attempt in range(1, 601):
@@ -273,7 +277,8 @@ class AlternatingDriver(Driver):
             self.tally.count(status)
             if status in RETRYABLE:
                 code = body.get("code") if isinstance(body, dict) else "(not JSON)"
-                self.unavailable[(self.server.last.name, status, code)] += 1
+                method = "POST" if data is not None else "GET"
+                self.unavailable[(self.server.last.name, method, status, code)] += 1
                 time.sleep(RETRY_PAUSE)
                 continue
             if data is not None and status in (200, 201):
