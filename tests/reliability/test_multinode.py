@@ -159,7 +159,7 @@ def test_two_nodes_two_workers_and_a_proxy_lose_and_double_nothing_across_two_ki
             game_id__in=[t.id for t in first], action__type="timeout"
         )
         # Killed while one of its connections is inside a transaction: a deadline half applied.
-        give_limit([t.id for t in first], due_in=LIMIT * 0)
+        give_limit([t.id for t in first], due_in=LIMIT * 0)  # due now
         wait_until(lambda: in_transaction("taxi-worker-1"), timeout=30, interval=0.002,
                    what="worker 1 to sweep")  # fmt: skip
         workers[0].kill(signal.SIGKILL)
