@@ -67,8 +67,9 @@ def named(database_url: str, name: str) -> str:
     return urllib.parse.urlunsplit(parts._replace(query=urllib.parse.urlencode(query)))
 
 
-def in_transaction(name: str) -> int:
-    """How many connections of the processes called `name` are inside a transaction now."""
+def busy(name: str) -> int:
+    """How many connections of the processes called `name` are busy now: a statement running or
+    a transaction open (each statement is a transaction of its own in autocommit)."""
     from django.db import connection
 
     with connection.cursor() as cursor:

@@ -50,8 +50,8 @@ from tests.reliability.multinode import (
     Rotation,
     Watcher,
     Watchers,
+    busy,
     haproxy_binary,
-    in_transaction,
     named,
     replay_differences,
     wait_until,
@@ -158,9 +158,10 @@ def test_two_nodes_two_workers_and_a_proxy_lose_and_double_nothing_across_two_ki
         first_timeouts = GameEntry.objects.filter(
             game_id__in=[t.id for t in first], action__type="timeout"
         )
-        # Killed while one of its connections is inside a transaction: a deadline half applied.
+        # Killed while one of its connections is busy (a statement or a transaction open): most
+        # often a deadline half applied.
         give_limit([t.id for t in first], due_in=LIMIT * 0)  # due now
-        wait_until(lambda: in_transaction("taxi-worker-1"), timeout=30, interval=0.002,
+        wait_until(lambda: busy("taxi-worker-1"), timeout=30, interval=0.002,
                    what="worker 1 to sweep")  # fmt: skip
         workers[0].kill(signal.SIGKILL)
         timeouts_at_worker_kill = first_timeouts.count()
@@ -171,7 +172,7 @@ def test_two_nodes_two_workers_and_a_proxy_lose_and_double_nothing_across_two_ki
         # (the proxy's sockets on A are not told apart from its sockets on B: not counted)
         give_limit([t.id for t in second], due_in=LIMIT / 4)
         sockets_on_a = sum(1 for w in watchers.all if w.sessions and w.sessions[-1].target == "A")
-        wait_until(lambda: in_transaction(a.application_name), timeout=30, interval=0.002,
+        wait_until(lambda: busy(a.application_name), timeout=30, interval=0.002,
                    what="node A to be serving a request")  # fmt: skip
         a.kill()
         acks_at_node_kill = len(tally.acks)
