@@ -301,3 +301,86 @@ def test_the_image_health_check_names_a_host_the_server_allows(allowed_hosts):
     assert checked.returncode == 0
     domain, _port = split_domain_port(hosts[0])
     assert validate_host(domain, allowed_hosts.split(",")), hosts
+
+
+# ---------------------------------------------------------------------------------- retry policy
+
+
+class _StubNode(http.server.ThreadingHTTPServer):
+    """A node for docker/haproxy.cfg: healthy; `dies` says whether it reads a POST's whole body
+    and then closes without answering (a node killed mid-request) or answers 200."""
+
+    def __init__(self, name: str, dies: bool):
+        self.name, self.dies, self.posts = name, dies, Counter()
+        stub = self
+
+        class Handler(http.server.BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def do_GET(self):
+                self.answer(b'{"status": "ok"}')
+
+            def do_POST(self):
+                self.rfile.read(int(self.headers["Content-Length"]))
+                stub.posts[self.path] += 1
+                if stub.dies:
+                    self.close_connection = True  # no answer at all
+                    return
+                self.answer(json.dumps({"node": stub.name}).encode())
+
+            def answer(self, body: bytes):
+                self.send_response(200)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(body)))
+                self.end_headers()
+                self.wfile.write(body)
+
+            def log_message(self, *args):
+                pass
+
+        super().__init__((HOST, free_port()), Handler)
+        self.address = f"{HOST}:{self.server_address[1]}"
+        threading.Thread(target=self.serve_forever, daemon=True).start()
+
+
+def _post_in_two_packets(port: int, path: str) -> int:
+    """POST with the headers and the body sent apart, as urllib and many clients do."""
+    import http.client
+    import time
+
+    body = json.dumps({"action": {"type": "end"}, "version": 1, "idempotency_key": "k"}).encode()
+    connection = http.client.HTTPConnection(HOST, port, timeout=10)
+    try:
+        connection.putrequest("POST", path)
+        connection.putheader("Content-Type", "application/json")
+        connection.putheader("Content-Length", str(len(body)))
+        connection.endheaders()
+        time.sleep(0.05)
+        connection.send(body)
+        return connection.getresponse().status
+    finally:
+        connection.close()
+
+
+@pytest.mark.skipif(haproxy_binary() is None, reason="needs haproxy")
+def test_the_proxy_resends_a_move_but_no_other_post_to_the_other_node():
+    """docker/haproxy.cfg: a request a node received and never answered is sent to the other
+    node only if a repeat is harmless: a move (its idempotency key makes the server answer a
+    repeat with the first answer), never e.g. a new table."""
+    dying, healthy = _StubNode("A", dies=True), _StubNode("B", dies=False)
+    proxy = Proxy([dying, healthy])
+    try:
+        proxy.start()
+        moves = [_post_in_two_packets(proxy.port, "/api/v1/games/7/actions") for _ in range(4)]
+        tables = [_post_in_two_packets(proxy.port, "/api/v1/tables") for _ in range(4)]
+    finally:
+        proxy.close()
+        for stub in (dying, healthy):
+            stub.shutdown()
+            stub.server_close()
+    # round robin: about half of each went to A first
+    assert dying.posts["/api/v1/games/7/actions"] >= 1 and dying.posts["/api/v1/tables"] >= 1
+    assert moves == [200] * 4, "a move A did not answer was not sent to B"
+    assert healthy.posts["/api/v1/games/7/actions"] == 4
+    assert tables.count(502) == dying.posts["/api/v1/tables"], "a new table was sent twice"
+    assert healthy.posts["/api/v1/tables"] == 4 - dying.posts["/api/v1/tables"]
