@@ -19,6 +19,10 @@ else is (faults.lost_or_duplicated); every game replays to its row (verify_games
 game finished, every timeout for the seat to move, one per turn, none early (K1/K3); every
 watcher got entries 0..version exactly once in order; every answered move sent again,
 unchanged, to A, B and the proxy gets 200 and the very body of its first answer.
+
+Two quick tests pin what the proxy and the image rely on without timing luck: the proxy's retry
+policy against stub nodes (a move a node never answered goes to the other node, a new table
+never twice), and the image's health check naming a Host that ALLOWED_HOSTS lets through.
 """
 
 from __future__ import annotations
