@@ -42,6 +42,7 @@ from pathlib import Path
 
 import pytest
 from django.http.request import split_domain_port, validate_host
+from django.utils import timezone
 
 from games.models import Game, GameEntry
 from tests.e2e.server import HOST, ROOT, current_database_url, free_port
@@ -72,6 +73,13 @@ NODE_ENV = {
     "DB_POOL_MAX_SIZE": "4",  # 2 nodes + 2 workers on a PostgreSQL shared with other runs
     "SOCKET_HEARTBEAT_SECONDS": "2",  # a push lost with node A reaches its sockets in 2 s
 }
+
+
+def due_now(game_ids: list[int]) -> bool:
+    """Whether a turn of these games is past its deadline and not yet timed out."""
+    return Game.objects.filter(
+        pk__in=game_ids, status=Game.Status.PLAYING, next_deadline_at__lte=timezone.now()
+    ).exists()
 
 
 @pytest.fixture
@@ -165,8 +173,9 @@ def test_two_nodes_two_workers_and_a_proxy_lose_and_double_nothing_across_two_ki
         # Killed while one of its connections is busy (a statement or a transaction open): most
         # often a deadline half applied.
         give_limit([t.id for t in first], due_in=LIMIT * 0)  # due now
-        wait_until(lambda: busy("taxi-worker-1"), timeout=30, interval=0.002,
-                   what="worker 1 to sweep")  # fmt: skip
+        first_ids = [t.id for t in first]
+        wait_until(lambda: due_now(first_ids) and busy("taxi-worker-1"), timeout=30,
+                   interval=0.002, what="worker 1 busy while deadlines are due")  # fmt: skip
         workers[0].kill(signal.SIGKILL)
         timeouts_at_worker_kill = first_timeouts.count()
         workers[0].start()
@@ -345,6 +354,9 @@ class _StubNode(http.server.ThreadingHTTPServer):
         super().__init__((HOST, free_port()), Handler)
         self.address = f"{HOST}:{self.server_address[1]}"
         threading.Thread(target=self.serve_forever, daemon=True).start()
+
+    def handle_error(self, request, client_address):
+        pass  # the proxy closing its side of a connection the stub dropped: expected
 
 
 def _post_in_two_packets(port: int, path: str) -> int:
