@@ -104,7 +104,7 @@ class Filler:
         self.viewer = viewer
         self.rng = random.Random(24)
         self.next_id = 1_000_000  # above what the server creates during the run
-        self.distinct: dict[str, list[tuple[int, int]]] = {"finished": [], "running": []}
+        self.distinct: dict[str, list[tuple[int, int]]] = {"finished": [], "running": [], "due": []}
         self.counts = {"finished": 0, "running": 0}
         self.pool = pool
         self.bytes_per_game = 800_000  # until measured
@@ -162,28 +162,28 @@ class Filler:
             self.distinct[kind].extend((i, 0) for i in ids)
         return ids
 
-    def replicate(self, kind: str, count: int) -> None:
+    def replicate(self, kind: str, count: int) -> list[int]:
         """`count` copies of the distinct games of `kind`, new ids, made by PostgreSQL."""
         self._free_ids()
         sources = [i for i, _ in self.distinct[kind]]
-        done = 0
+        done, ids = 0, []
         with psycopg.connect(self.db_url, autocommit=True) as conn:
             while done < count:
                 n = min(count - done, len(sources), 2000)
                 chunk = sources[:n]
                 offset = self.next_id - min(chunk)
                 self.next_id = max(chunk) + offset + 1
-                shift = timedelta(hours=self.rng.uniform(1, 24 * 365))
+                shift = timedelta(0)
+                if kind == "finished":
+                    shift = timedelta(hours=self.rng.uniform(1, 24 * 365))
                 params = {"ids": chunk, "offset": offset, "shift": shift}
-                if kind == "running":
-                    shift = timedelta(0)
-                    params["shift"] = shift
                 with conn.transaction():
                     conn.execute(REPLICATE_GAMES, params)
-                    if kind == "running":
+                    if kind != "finished":
                         conn.execute(SPREAD_DEADLINES, {**params, "hours": self.args.due_hours})
                     conn.execute(REPLICATE_SEATS, params)
                     conn.execute(REPLICATE_ENTRIES, params)
+                ids += [i + offset for i in chunk]
                 done += n
                 if done % 10_000 < n:
                     log(f"  {kind}: {done}/{count} copied")
@@ -191,6 +191,14 @@ class Filler:
                 "SELECT setval(pg_get_serial_sequence('games_game', 'id'), "
                 "(SELECT max(id) + 1 FROM games_game), false)"
             )
+        return ids
+
+    def due_games(self, count: int) -> list[int]:
+        """Running games for the sweep to find due: generated at the first size, copies of
+        those at the next (the sweep appended a timeout to each: the copies hold it too)."""
+        if not self.distinct["due"]:
+            return self.generated("due", count)
+        return self.replicate("due", count)
 
     def check_disk(self, games: int) -> None:
         """Refuse a size that would leave the PostgreSQL server's disk with less than
@@ -306,10 +314,11 @@ def sweep_figures(due_ids: list[int]) -> dict:
             [due_ids],
         )
         made_due = cursor.rowcount
-    t0 = time.perf_counter()
+    t0, cpu0 = time.perf_counter(), time.process_time()
     handled = deadlines_sweep(limit=10 * len(due_ids) + 10)
-    took = time.perf_counter() - t0
+    took, cpu = time.perf_counter() - t0, time.process_time() - cpu0
     return {
+        "cpu_ms_per_due_game": round(1000 * cpu / handled, 3) if handled else None,
         "idle_tick": _ms(idle),
         "due": made_due,
         "handled": handled,
@@ -383,7 +392,7 @@ async def measure(run, session, viewer_session, players, viewer, filler, args, s
         log(f"paced rate for every size: {args.rate:.1f} moves/s")
 
     # the sweep, on probe games made due now (new at each size)
-    due_ids = await asyncio.to_thread(filler.generated, "due", args.due)
+    due_ids = await asyncio.to_thread(filler.due_games, args.due)
     level["sweep"] = await asyncio.to_thread(sweep_figures, due_ids)
 
     # reads
@@ -429,9 +438,16 @@ def report(levels: list[dict]) -> dict:
         ("paced: move p50 / p99 ms", lambda lv: f"{_f(lv['moves']['paced']['p50_ms'])} / "
          f"{_f(lv['moves']['paced']['p99_ms'])}"),
         ("paced: errors", lambda lv: str(lv["moves"]["paced"]["errors"])),
+        ("server CPU ms per move (unpaced)",
+         lambda lv: _f(lv["moves"]["moves"].get("server_cpu_ms_per_move"), ".2f")),
+        ("PostgreSQL CPU ms per move (unpaced)",
+         lambda lv: _f(1000 * lv["moves"]["moves"]["cpu"]["postgres_cpu_s"]
+                       / max(lv["moves"]["moves"]["accepted"], 1), ".2f")),
         ("sweep: idle tick p50 ms", lambda lv: _f(lv["sweep"]["idle_tick"]["p50_ms"], ".2f")),
         ("sweep: due games handled", lambda lv: f"{lv['sweep']['handled']}/{lv['sweep']['due']}"),
         ("sweep: ms per due game", lambda lv: _f(lv["sweep"]["ms_per_due_game"], ".2f")),
+        ("sweep: CPU ms per due game (this process)",
+         lambda lv: _f(lv["sweep"].get("cpu_ms_per_due_game"), ".2f")),
     ]  # fmt: skip
     for name in ("log", "export", "lobby_page", "lobby_lists_page", "lobby_api",
                  "my_games_api", "finished_api"):  # fmt: skip
@@ -509,6 +525,7 @@ def parse_args(argv=None):
     parser.add_argument("--redis-url", default="redis://127.0.0.1:6379/14")
     parser.add_argument("--json", metavar="PATH")
     parser.add_argument("--quick", action="store_true", help="small sizes, short windows")
+    parser.add_argument("--report", metavar="PATH", help="only print the table of a --json file")
     args = parser.parse_args(argv)
     if args.quick:
         args.sizes = args.sizes or ",".join(f"{f}:{r}" for f, r in QUICK_SIZES)
@@ -589,6 +606,9 @@ def _write(args, env_info, levels, goals=None) -> None:
 
 def main(argv=None) -> int:
     args = parse_args(argv)
+    if args.report:
+        report(json.loads(Path(args.report).read_text())["levels"])
+        return 0
     # the pages need their static files collected (hashed names, DEBUG off)
     static = Path(tempfile.mkdtemp(prefix="bench-scale-static-"))
     atexit.register(shutil.rmtree, static, ignore_errors=True)
@@ -596,8 +616,14 @@ def main(argv=None) -> int:
     run = api.Run(args)
     atexit.register(run.cleanup)
 
+    pool = None
+
     def on_signal(signum, frame):
-        raise SystemExit(128 + signum)
+        # at once: a generation or copy in a thread would hold up an orderly exit for minutes
+        if pool is not None:
+            pool.terminate()
+        run.cleanup()
+        os._exit(128 + signum)
 
     signal.signal(signal.SIGTERM, on_signal)
     signal.signal(signal.SIGHUP, on_signal)
@@ -616,6 +642,9 @@ def main(argv=None) -> int:
         import django
 
         django.setup()
+        from games import events
+
+        events.use_own_loop()  # the sweep pushes as a Celery worker does (taxi_project/celery.py)
         # forked before any thread starts; the workers only generate (no database)
         pool = multiprocessing.get_context("fork").Pool(args.procs)
         with asyncio.Runner() as runner:
