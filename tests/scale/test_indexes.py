@@ -3,12 +3,13 @@ tables through an index (issue 24): a move, the deadline sweep, a game's log, ex
 replay, the lobby (page and API), "my games", the finished games and `verify_games`.
 
 The database holds a few thousand games written as the server writes them (bench/_history.py:
-engine-played games of every option set, COPYed; then copies of them made by PostgreSQL), is
-ANALYZEd, and each path runs for real under `CaptureQueriesContext`; every statement it sent
-is then EXPLAINed and the test fails on a sequential scan of games_game, games_seat or
-games_gameentry, or on a sort of hundreds of their rows (an index read in the wrong order:
-every finished game sorted to show the newest twenty). The statements are the code's own,
-never copied by hand.
+engine-played games of every option set, COPYed; then copies of them made by PostgreSQL, with
+other players and the first 40 entries of each log: enough for the planner's statistics, and
+never replayed), is ANALYZEd, and each path runs for real under `CaptureQueriesContext`;
+every statement it sent is then EXPLAINed and the test fails on a sequential scan of
+games_game, games_seat or games_gameentry, or on a sort of hundreds of their rows (an index
+read in the wrong order: every finished game sorted to show the newest twenty). The
+statements are the code's own, never copied by hand.
 """
 
 from __future__ import annotations
