@@ -3,7 +3,7 @@
 finished games (plus 1,000 and 10,000 running games whose clocks fall due over the next
 hours), in one run, against one live server.
 
-    .venv/bin/python bench/scale.py --quick       # 0 and 300 finished, 100 running, ~3 min
+    .venv/bin/python bench/scale.py --quick       # 0 and 300 finished, 100 running, ~5 min
     .venv/bin/python bench/scale.py --json bench/out/scale.json   # the full sizes
 
 Needs PostgreSQL (`--pg-url`; a role that may create databases) and Redis. What it does:
@@ -104,7 +104,7 @@ class Filler:
         self.viewer = viewer
         self.rng = random.Random(24)
         self.next_id = 1_000_000  # above what the server creates during the run
-        self.distinct: dict[str, list[tuple[int, int]]] = {"finished": [], "running": [], "due": []}
+        self.distinct: dict[str, list[int]] = {"finished": [], "running": [], "due": []}
         self.counts = {"finished": 0, "running": 0}
         self.pool = pool
         self.bytes_per_game = 800_000  # until measured
@@ -158,14 +158,13 @@ class Filler:
             if batch:
                 written += _history.copy_rows(cursor, batch)
             _history.reset_game_sequence(cursor)
-        if kind in self.distinct:
-            self.distinct[kind].extend((i, 0) for i in ids)
+        self.distinct[kind].extend(ids)
         return ids
 
     def replicate(self, kind: str, count: int) -> list[int]:
         """`count` copies of the distinct games of `kind`, new ids, made by PostgreSQL."""
         self._free_ids()
-        sources = [i for i, _ in self.distinct[kind]]
+        sources = self.distinct[kind]
         done, ids = 0, []
         with psycopg.connect(self.db_url, autocommit=True) as conn:
             while done < count:
@@ -396,7 +395,7 @@ async def measure(run, session, viewer_session, players, viewer, filler, args, s
     level["sweep"] = await asyncio.to_thread(sweep_figures, due_ids)
 
     # reads
-    probe = random.Random(finished).choice(filler.distinct["finished"][:PROBE_FINISHED])[0]
+    probe = random.Random(finished).choice(filler.distinct["finished"][:PROBE_FINISHED])
     token = {"Authorization": f"Token {viewer.token}"}
     base = run.base
     reads = {
@@ -413,7 +412,7 @@ async def measure(run, session, viewer_session, players, viewer, filler, args, s
         level["reads"][name] = await timed_gets(viewer_session, base + path, {})
 
     # verify_games on a sample of finished games
-    sample_from = [i for i, _ in filler.distinct["finished"]]
+    sample_from = filler.distinct["finished"]
     sample = random.Random(finished + 1).sample(sample_from, min(args.verify, len(sample_from)))
     level["verify"] = await asyncio.to_thread(verify_figures, sample)
     return level
