@@ -129,6 +129,12 @@ class Game(models.Model):
                 condition=models.Q(status="playing"),
                 name="game_due_deadline",
             ),
+            # the finished games, newest first (the lobby, the API): read off the index
+            models.Index(
+                fields=["finished_at"],
+                condition=models.Q(status__in=["finished", "aborted"]),
+                name="game_finished_recent",
+            ),
         ]
         constraints = [
             models.CheckConstraint(

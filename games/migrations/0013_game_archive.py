@@ -22,7 +22,7 @@ def unguard(apps, schema_editor):
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('games', '0010_spectator'),
+        ('games', '0012_scale_indexes'),
     ]
 
     operations = [
