@@ -186,11 +186,12 @@ def _summary(game: Game, user) -> dict:
 
 def _lobby_lists(request) -> dict:
     user = request.user
-    mine = [_summary(g, user) for g in selectors.games_of_user(user=user)]
+    # only the games still open or running: a player's finished history grows without end
+    current = selectors.games_of_user(user=user).filter(status__in=("open", "playing"))
     finished = selectors.games_finished(user=user)[:20]
     open_tables = [_summary(g, user) for g in selectors.tables_open(filters={})[:50]]
     return {
-        "my_games": [g for g in mine if g["status"] in ("open", "playing")],
+        "my_games": [_summary(g, user) for g in current],
         "open_tables": open_tables,
         "finished": [_with_results(_summary(g, user), user) for g in finished],
     }
