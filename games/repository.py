@@ -171,8 +171,7 @@ def _seats(game_id: int) -> list[SeatInfo]:
 def _seat_infos(rows) -> list[SeatInfo]:
     """(seat, user id, wants turn e-mails, e-mail address, bot level) rows as SeatInfo."""
     return [
-        SeatInfo(seat, user, bool(wants and email), bot)
-        for seat, user, wants, email, bot in rows
+        SeatInfo(seat, user, bool(wants and email), bot) for seat, user, wants, email, bot in rows
     ]
 
 

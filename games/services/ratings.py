@@ -185,7 +185,10 @@ def ratings_rebuilt() -> Rebuilt:
 def ratings_stored() -> tuple[dict, dict, dict]:
     """The stored changes (user, game) → (before, after), ratings and games per player."""
     changes = {
-        (c.user_id, c.game_id): (Rating(c.mu_before, c.sigma_before), Rating(c.mu_after, c.sigma_after))
+        (c.user_id, c.game_id): (
+            Rating(c.mu_before, c.sigma_before),
+            Rating(c.mu_after, c.sigma_after),
+        )
         for c in RatingChange.objects.all()
     }
     rows = PlayerRating.objects.filter(games__gt=0)
