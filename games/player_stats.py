@@ -114,9 +114,9 @@ def leaderboard(*, players: int | None = None) -> QuerySet[PlayerRating]:
     that size (annotated `size_games`)."""
     rows = PlayerRating.objects.filter(games__gt=0, user__is_active=True).select_related("user")
     if players is not None:
-        rows = rows.annotate(
-            size_games=Count("user__rating_changes", filter=Q(user__rating_changes__players=players))
-        ).filter(size_games__gt=0)
+        at_size = Q(user__rating_changes__players=players)
+        rows = rows.annotate(size_games=Count("user__rating_changes", filter=at_size))
+        rows = rows.filter(size_games__gt=0)
     return rows.order_by("-ordinal", "user_id")
 
 

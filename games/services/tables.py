@@ -68,7 +68,8 @@ def table_create(
             rated=rated and not bots,
         )
         Seat.objects.create(game=game, user=user, join_order=0)
-        for join_order, (level, bot) in enumerate(zip(bots, bot_accounts(len(bots))), 1):
+        accounts = bot_accounts(len(bots))
+        for join_order, (level, bot) in enumerate(zip(bots, accounts, strict=True), 1):
             Seat.objects.create(game=game, user=bot, join_order=join_order, bot_level=level)
         if 1 + len(bots) == players:
             _game_start(game)
