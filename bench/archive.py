@@ -6,8 +6,8 @@
 
 Plays finished games through the server's own services (the rows are exactly what a server
 writes: entries with their actions, notifications and answers) for every player count from 2
-to 5 and every option set they allow, into a PostgreSQL database of its own (`bench_archive`, dropped at
-the end). Then, in one run:
+to 5 and every option set they allow, into a PostgreSQL database of its own (`bench_archive`,
+dropped at the end). Then, in one run:
 
 1. bytes per finished game and per entry of the log as rows: `pg_total_relation_size` (heap,
    TOAST and the log's four indexes) of the live rows copied compactly (see `sizes`), divided

@@ -161,6 +161,8 @@ class TableListCreateApi(APIView):
             clock=data["clock"],
             deadline1_at=data["deadline1_at"],
             deadline2_at=data["deadline2_at"],
+            bots=data["bots"],
+            rated=data["rated"],
         )
         game = selectors.game_get_visible(game_id=game.pk, user=request.user)
         return Response(selectors.game_summary(game, user=request.user), status=201)

@@ -26,6 +26,7 @@ from typing import Literal, TypedDict
 from asgiref.sync import async_to_sync
 from celery import signature
 from channels.layers import get_channel_layer
+from django.conf import settings
 from rest_framework.utils.encoders import JSONEncoder
 
 from games import engine
@@ -171,13 +172,22 @@ def entry_message(
 
 
 def entry_committed(
-    *, game_id: int, message: EntryMessage, your_turn: int | None, email: bool = False
+    *,
+    game_id: int,
+    message: EntryMessage,
+    your_turn: int | None,
+    email: bool = False,
+    bot: bool = False,
 ) -> None:
     """A log entry committed: tell the game's sockets and, when it began a player's turn,
     that player's sockets (`your_turn`: their user id) and, if they asked for it, their
-    mailbox (the task is named, not imported: tasks call services, not the other way)."""
+    mailbox (the task is named, not imported: tasks call services, not the other way). When
+    the turn is a computer opponent's (`bot`), its task is queued instead."""
     _send(game_group(game_id), message)
     if your_turn is None:
+        return
+    if bot:
+        bot_turn_started(game_id=game_id, version=message["seq"], seat=message["active_seat"])
         return
     _send(user_group(your_turn), YourTurnMessage(type="user.your_turn", game=game_id,
                                                  version=message["seq"]))  # fmt: skip
@@ -186,6 +196,18 @@ def entry_committed(
             signature("games.tasks.email_your_turn").delay(your_turn, game_id, message["seq"])
         except Exception:  # the broker is down: the socket and the game list still tell them
             log.exception("could not queue the turn e-mail for game %s", game_id)
+
+
+def bot_turn_started(*, game_id: int, version: int, seat: int) -> None:
+    """Queue the bot's turn (`games.tasks.bot_play`, routed to the bots queue) due after the
+    think time. A lost task is not fatal: the turn clock, if any, still runs, and the beat's
+    `wake_bots` finds a bot's turn left waiting."""
+    try:
+        signature("games.tasks.bot_play").apply_async(
+            (game_id, version, seat), countdown=settings.BOT_THINK_SECONDS
+        )
+    except Exception:  # the broker is down: wake_bots queues it again once it is back
+        log.exception("could not queue the bot's turn in game %s", game_id)
 
 
 def chat_posted(*, game_id: int, message: dict) -> None:

@@ -55,6 +55,14 @@ CLOCK_SECONDS = {
 }
 
 
+# Computer opponents' levels (games/engine/bots: LEVELS), in words.
+BOT_LEVELS = [
+    ("easy", pgettext_lazy("computer level", "easy")),
+    ("medium", pgettext_lazy("computer level", "medium")),
+    ("strong", pgettext_lazy("computer level", "strong")),
+]
+
+
 class Game(models.Model):
     class Status(models.TextChoices):
         OPEN = "open", STATUS_WORDS["open"]  # waiting for players
@@ -97,6 +105,9 @@ class Game(models.Model):
     # D4 wall-clock deadlines
     deadline1_at = models.DateTimeField(_("first deadline"), null=True, blank=True)
     deadline2_at = models.DateTimeField(_("second deadline"), null=True, blank=True)
+    # issue 23: a rated table's end moves its players' ratings (games/services/ratings.py);
+    # a table with a bot seat is never rated
+    rated = models.BooleanField(_("rated"), default=True)
 
     # fixed when the game starts
     rules_version = models.CharField(_("rules version"), max_length=16, blank=True)
@@ -203,6 +214,11 @@ class Seat(models.Model):
     join_order = models.PositiveSmallIntegerField(_("join order"))
     seat = models.PositiveSmallIntegerField(_("seat"), null=True, blank=True)
     joined_at = models.DateTimeField(_("joined at"), auto_now_add=True)
+    # a computer opponent's seat (issue 23): its level; blank for a person. The seat's user is
+    # one of the bot accounts (games/services/bots.py), which nobody can sign in as.
+    bot_level = models.CharField(
+        _("computer level"), max_length=10, choices=BOT_LEVELS, blank=True, default=""
+    )
 
     class Meta:
         verbose_name = _("seat")
@@ -490,3 +506,70 @@ class ModerationAction(AppendOnly):
             "moderator": self.moderator,
             "when": f"{self.created_at:%Y-%m-%d %H:%M}",
         }
+
+
+class PlayerRating(models.Model):
+    """A player's current rating (issue 23): the last `RatingChange` of theirs, kept for the
+    leaderboard. `python manage.py rebuild_ratings` proves it equal to a replay of the logs."""
+
+    user = models.OneToOneField(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.CASCADE,
+        primary_key=True,
+        related_name="rating",
+        verbose_name=_("player"),
+    )
+    mu = models.FloatField(_("skill"))
+    sigma = models.FloatField(_("uncertainty"))
+    ordinal = models.FloatField(_("rating"), db_index=True)  # mu - 3 sigma: the leaderboard's
+    games = models.PositiveIntegerField(_("rated games"), default=0)
+    updated_at = models.DateTimeField(_("updated at"))
+
+    class Meta:
+        verbose_name = _("player rating")
+        verbose_name_plural = _("player ratings")
+        ordering = ["-ordinal", "user_id"]
+
+    def __str__(self) -> str:
+        return f"{self.user_id}: {self.ordinal:.2f}"
+
+
+class RatingChange(models.Model):
+    """One player's rating before and after one rated game, written in the transaction of the
+    log entry that ended it (games/services/ratings.py)."""
+
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.CASCADE,
+        related_name="rating_changes",
+        verbose_name=_("player"),
+    )
+    game = models.ForeignKey(
+        Game, on_delete=models.PROTECT, related_name="rating_changes", verbose_name=_("game")
+    )
+    players = models.PositiveSmallIntegerField(_("number of players"))
+    mu_before = models.FloatField(_("skill before"))
+    sigma_before = models.FloatField(_("uncertainty before"))
+    mu_after = models.FloatField(_("skill after"))
+    sigma_after = models.FloatField(_("uncertainty after"))
+    ended_at = models.DateTimeField(_("ended at"))
+
+    class Meta:
+        verbose_name = _("rating change")
+        verbose_name_plural = _("rating changes")
+        ordering = ["user", "ended_at", "game"]
+        constraints = [
+            models.UniqueConstraint(fields=["user", "game"], name="rating_change_once_per_game")
+        ]
+        indexes = [models.Index(fields=["user", "ended_at"])]
+
+    def __str__(self) -> str:
+        return f"{self.user_id} @ {self.game_id}: {self.mu_before:.2f} -> {self.mu_after:.2f}"
+
+    @property
+    def ordinal_before(self) -> float:
+        return self.mu_before - 3 * self.sigma_before
+
+    @property
+    def ordinal_after(self) -> float:
+        return self.mu_after - 3 * self.sigma_after

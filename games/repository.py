@@ -33,6 +33,7 @@ from django.utils import timezone
 
 from games import engine, events, log, selectors, state
 from games.models import Game, GameEntry, Seat
+from games.services import ratings
 
 
 class GameNotFound(Exception):
@@ -48,6 +49,7 @@ class SeatInfo:
     seat: int | None
     user_id: int
     email_on_turn: bool  # and has an address
+    bot: str = ""  # a computer opponent's level (games/services/bots.py); "" for a person
 
 
 @dataclass
@@ -79,7 +81,8 @@ class NewEntry:
 
 LOAD_SQL = """
 SELECT g.*,
-       (SELECT json_agg(json_build_array(s.seat, s.user_id, u.email_on_turn, u.email))::text
+       (SELECT json_agg(json_build_array(s.seat, s.user_id, u.email_on_turn, u.email,
+                                          s.bot_level))::text
           FROM games_seat s JOIN accounts_user u ON u.id = s.user_id
          WHERE s.game_id = g.id) AS seats_json,
        (SELECT json_agg(e.action ORDER BY e.seq)::text
@@ -94,7 +97,7 @@ equivalent, three queries (`_load_orm`):
 
     Game.objects.filter(pk=game_id).first()
     Seat.objects.filter(game_id=game_id)
-        .values_list("seat", "user_id", "user__email_on_turn", "user__email")
+        .values_list("seat", "user_id", "user__email_on_turn", "user__email", "bot_level")
     GameEntry.objects.filter(game_id=game_id, seq__gt=after, seq__lte=game.version)
         .order_by("seq").values_list("action", flat=True)
 """
@@ -161,14 +164,16 @@ def load_due(now: datetime) -> Loaded | None:
 def _seats(game_id: int) -> list[SeatInfo]:
     return _seat_infos(
         Seat.objects.filter(game_id=game_id).values_list(
-            "seat", "user_id", "user__email_on_turn", "user__email"
+            "seat", "user_id", "user__email_on_turn", "user__email", "bot_level"
         )
     )
 
 
 def _seat_infos(rows) -> list[SeatInfo]:
-    """(seat, user id, wants turn e-mails, e-mail address) rows as SeatInfo."""
-    return [SeatInfo(seat, user, bool(wants and email)) for seat, user, wants, email in rows]
+    """(seat, user id, wants turn e-mails, e-mail address, bot level) rows as SeatInfo."""
+    return [
+        SeatInfo(seat, user, bool(wants and email), bot) for seat, user, wants, email, bot in rows
+    ]
 
 
 def version_now(game_id: int) -> int:
@@ -250,8 +255,14 @@ def append(loaded: Loaded, entry: NewEntry, *, expected_version: int) -> GameEnt
     )
     row.response = selectors.entry_response(game, current, row, entry.seat, public)
     written = _write_sql if _vendor(GameEntry) == "postgresql" else _write_orm
-    if not written(game, row, expected_version):
-        raise VersionConflict(game.pk)
+    # The entry that ends a game commits with the ratings it moves, or neither is written;
+    # every other entry stays one statement.
+    ending = current.over and not current.aborted
+    with transaction.atomic(using=router.db_for_write(GameEntry)) if ending else nullcontext():
+        if not written(game, row, expected_version):
+            raise VersionConflict(game.pk)
+        if ending:
+            ratings.game_ended(game=game, seats=loaded.seats, final=current)
     _after_commit(loaded, seq, notifications, public=public)
     return row
 
@@ -341,6 +352,7 @@ def _after_commit(
             message=message,
             your_turn=turn_of.user_id if turn_of else None,
             email=turn_of is not None and turn_of.email_on_turn,
+            bot=turn_of is not None and bool(turn_of.bot),
         )
 
     transaction.on_commit(committed)

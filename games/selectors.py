@@ -55,6 +55,13 @@ def seat_of(game: Game, user) -> int | None:
     return None
 
 
+def seat_name(seat: Seat) -> str:
+    """The name a seat is shown with: its player's, or the computer's with its level."""
+    if seat.bot_level:
+        return _("Computer (%(level)s)") % {"level": seat.get_bot_level_display()}
+    return str(seat.user)
+
+
 def game_summary(game: Game, *, user=None) -> dict:
     """The table as the lobby and the game list show it."""
     seats = sorted(game.seats.all(), key=lambda s: (s.seat is None, s.seat, s.join_order))
@@ -65,6 +72,7 @@ def game_summary(game: Game, *, user=None) -> dict:
         "players": game.players,
         "options": game.options.to_json(),
         "clock": game.clock,
+        "rated": game.rated,
         "turn_seconds": game.turn_seconds,
         "deadline1_at": game.deadline1_at,
         "deadline2_at": game.deadline2_at,
@@ -79,7 +87,8 @@ def game_summary(game: Game, *, user=None) -> dict:
             {
                 "seat": seat.seat,
                 "join_order": seat.join_order,
-                "user": {"id": seat.user_id, "display_name": str(seat.user)},
+                "user": {"id": seat.user_id, "display_name": seat_name(seat)},
+                "bot": seat.bot_level or None,
             }
             for seat in seats
         ],

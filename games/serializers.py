@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import re
 
+from django.utils.translation import gettext_lazy as _
 from rest_framework import serializers
 
 from games.engine.options import MAX_PLAYERS, MIN_PLAYERS, MOVEMENTS
-from games.models import Clock, Game
+from games.models import BOT_LEVELS, Clock, Game
 from games.schema import (
     GameViewSerializer,
     OptionsSerializer,
@@ -48,6 +49,21 @@ class TableCreateSerializer(serializers.Serializer):
     clock = serializers.ChoiceField(choices=Clock.choices, default=Clock.NONE)
     deadline1_at = serializers.DateTimeField(required=False, allow_null=True, default=None)
     deadline2_at = serializers.DateTimeField(required=False, allow_null=True, default=None)
+    bots = serializers.ListField(
+        child=serializers.ChoiceField(choices=BOT_LEVELS),
+        max_length=MAX_PLAYERS - 1,
+        default=list,
+        help_text="Computer opponents' levels, one per seat they take after yours; the game "
+        "starts at once if they fill the table. A table with a bot is never rated.",
+    )
+    rated = serializers.BooleanField(
+        default=True, help_text="Whether the game moves its players' ratings (never with bots)."
+    )
+
+    def validate(self, attrs):
+        if len(attrs.get("bots", ())) >= attrs["players"]:
+            raise serializers.ValidationError({"bots": [_("Leave at least one place for you.")]})
+        return attrs
 
 
 class TableJoinSerializer(serializers.Serializer):
@@ -183,6 +199,9 @@ class SeatSerializer(serializers.Serializer):
     seat = serializers.IntegerField(allow_null=True, help_text="play order; null until start")
     join_order = serializers.IntegerField()
     user = PublicUserSerializer()
+    bot = serializers.ChoiceField(
+        choices=BOT_LEVELS, allow_null=True, help_text="a computer opponent's level; null: a person"
+    )
 
 
 class GameSummarySerializer(serializers.Serializer):
@@ -192,6 +211,7 @@ class GameSummarySerializer(serializers.Serializer):
     players = serializers.IntegerField()
     options = OptionsSerializer()
     clock = serializers.ChoiceField(choices=Clock.choices)
+    rated = serializers.BooleanField(help_text="whether the game moves its players' ratings")
     turn_seconds = serializers.IntegerField(allow_null=True)
     deadline1_at = serializers.DateTimeField(allow_null=True)
     deadline2_at = serializers.DateTimeField(allow_null=True)

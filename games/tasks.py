@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+from datetime import timedelta
+
 from celery import shared_task
 from django.conf import settings
 from django.db import InterfaceError, OperationalError
 
 from games import archive
-from games.services import clocks, notifications
+from games.services import bots, clocks, notifications
 from taxi_project.dbpool import purge_dead_connections
 
 
@@ -36,3 +38,22 @@ def archive_games() -> int:
     `ARCHIVE_BATCH` a run (the next run takes the rest). Each game is its own transaction;
     two workers running it at once skip each other's games."""
     return len(archive.archive_due(days=settings.ARCHIVE_AFTER_DAYS, limit=settings.ARCHIVE_BATCH))
+
+
+# Computer opponents (issue 23): on the `bots` queue (settings.CELERY_TASK_ROUTES), so a busy
+# bot never delays the deadline sweep.
+
+
+@shared_task(ignore_result=True)
+def bot_play(game_id: int, version: int, seat: int) -> int:
+    """Play a bot seat's turn in a game still at `version`; nothing if it moved on."""
+    return bots.bot_turn_play(game_id=game_id, version=version, seat=seat)
+
+
+@shared_task(ignore_result=True)
+def wake_bots() -> int:
+    """The beat's look for bots' turns whose task was lost; queues each again (idempotent)."""
+    waiting = bots.bot_turns_waiting(older_than=timedelta(seconds=settings.BOT_THINK_SECONDS + 30))
+    for game_id, version, seat in waiting:
+        bot_play.delay(game_id, version, seat)
+    return len(waiting)

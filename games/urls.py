@@ -2,7 +2,7 @@
 
 from django.urls import path
 
-from games import apis
+from games import apis, player_apis
 
 urlpatterns = [
     path("board", apis.BoardApi.as_view(), name="board-api"),
@@ -19,4 +19,6 @@ urlpatterns = [
     path("games/<int:game_id>/export", apis.GameExportApi.as_view(), name="game-export"),
     path("games/<int:game_id>/reports", apis.GameReportApi.as_view(), name="game-reports"),
     path("me/games", apis.MyGamesApi.as_view(), name="my-games"),
+    path("players/<int:user_id>", player_apis.PlayerProfileApi.as_view(), name="player"),
+    path("leaderboard", player_apis.LeaderboardApi.as_view(), name="leaderboard"),
 ]

@@ -41,7 +41,7 @@ from games.admin_replay import (
 from games.board_layout import client_layout
 from games.engine.board import AREA_INFO, ATTRIBUTION, EDGES, LICENSE
 from games.engine.options import MAX_PLAYERS, MIN_PLAYERS, MOVEMENTS
-from games.models import Clock, Game, GameEntry
+from games.models import BOT_LEVELS, Clock, Game, GameEntry
 from games.replay_turns import fold, turn_navigation
 from games.wording import area_label, competition_ranks, describe, player_namer, seat_label
 from taxi_project.api_errors import ApiError
@@ -235,6 +235,7 @@ def lobby(request):
         "movements": MOVEMENTS,
         "clocks": Clock.choices,
         "visibilities": Game.Visibility.choices,
+        "bot_levels": BOT_LEVELS,
         **_lobby_lists(request),
     }
     return TemplateResponse(request, "web/lobby.html", context)

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import dj_database_url
 from django.core.exceptions import ImproperlyConfigured
+from kombu import Queue
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 VAR_DIR = BASE_DIR / "var"
@@ -374,6 +375,7 @@ CELERY_BEAT_SCHEDULE = {
         "schedule": float(os.environ.get("DEADLINE_TICK_SECONDS", "1")),
         "options": {"expires": 5},
     },
+    "wake-bots": {"task": "games.tasks.wake_bots", "schedule": 30.0, "options": {"expires": 25}},
     "archive-games": {
         "task": "games.tasks.archive_games",
         "schedule": 24 * 3600.0,
@@ -384,6 +386,18 @@ CELERY_BEAT_SCHEDULE = {
 # (games/archive.py); each daily run archives at most ARCHIVE_BATCH games.
 ARCHIVE_AFTER_DAYS = float(os.environ.get("ARCHIVE_AFTER_DAYS", "30"))
 ARCHIVE_BATCH = int(os.environ.get("ARCHIVE_BATCH", "20000"))
+# Computer opponents (issue 23) on a queue of their own, so a busy bot never delays the
+# deadline sweep. Both queues are declared: a worker started without -Q (dev.py serve, the
+# tests' worker) consumes both; production runs a worker per queue (docker/compose.yaml).
+CELERY_BOT_QUEUE = os.environ.get("CELERY_BOT_QUEUE", "bots")
+CELERY_TASK_QUEUES = (Queue(CELERY_TASK_DEFAULT_QUEUE), Queue(CELERY_BOT_QUEUE))
+CELERY_TASK_ROUTES = {
+    "games.tasks.bot_play": {"queue": CELERY_BOT_QUEUE},
+    "games.tasks.wake_bots": {"queue": CELERY_BOT_QUEUE},
+}
+# A bot's move is due this long after its turn begins (its CPU budget is the engine's
+# DEFAULT_BUDGET playouts: under a second, bench/BOTS_RESULTS.md).
+BOT_THINK_SECONDS = float(os.environ.get("BOT_THINK_SECONDS", "2"))
 # A killed worker's unacknowledged tick is not redelivered: the next tick finds what it left.
 CELERY_TASK_ACKS_LATE = False
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1

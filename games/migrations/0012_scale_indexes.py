@@ -6,7 +6,7 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-    dependencies = [("games", "0010_spectator")]
+    dependencies = [("games", "0011_bots_and_ratings")]
 
     operations = [
         migrations.AddIndex(

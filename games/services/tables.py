@@ -23,6 +23,7 @@ from games.errors import (
     TableNotOpen,
 )
 from games.models import CLOCK_SECONDS, Clock, Game, Seat
+from games.services.bots import bot_accounts
 
 
 def table_create(
@@ -34,9 +35,17 @@ def table_create(
     clock: str = Clock.NONE,
     deadline1_at: datetime | None = None,
     deadline2_at: datetime | None = None,
+    bots: list[str] | tuple[str, ...] = (),
+    rated: bool = True,
 ) -> Game:
-    """Open a table; its creator takes the first place at it."""
+    """Open a table; its creator takes the first place at it, and computer opponents of the
+    levels in `bots` the next ones (a table with a bot is never rated); the game starts at once
+    when that fills the table."""
     engine.options.check_players(options, players)
+    if len(bots) > players - 1:
+        raise engine.InvalidSetup(
+            engine.Code.INVALID_PLAYERS, f"a table of {players} has no place for {len(bots)} bots"
+        )
     now = timezone.now()
     for name, when in (("deadline1_at", deadline1_at), ("deadline2_at", deadline2_at)):
         if when is not None and when <= now:
@@ -56,8 +65,14 @@ def table_create(
             turn_seconds=CLOCK_SECONDS[Clock(clock)],
             deadline1_at=deadline1_at,
             deadline2_at=deadline2_at,
+            rated=rated and not bots,
         )
         Seat.objects.create(game=game, user=user, join_order=0)
+        accounts = bot_accounts(len(bots))
+        for join_order, (level, bot) in enumerate(zip(bots, accounts, strict=True), 1):
+            Seat.objects.create(game=game, user=bot, join_order=join_order, bot_level=level)
+        if 1 + len(bots) == players:
+            _game_start(game)
         _announce_table(game.pk)
     return game
 

@@ -80,6 +80,9 @@ createForm.addEventListener("submit", async (event) => {
     clock: form.get("clock"),
     deadline1_at: localToIso(form.get("deadline1_at")),
     deadline2_at: localToIso(form.get("deadline2_at")),
+    // "Play against the computer": bots of the chosen level take every other place
+    bots: form.get("computer") === "on" ? Array(Number(form.get("players")) - 1).fill(form.get("bot_level")) : [],
+    rated: form.get("rated") === "on",
   };
   try {
     const table = await api(createForm.dataset.api, { method: "POST", body });

@@ -1,0 +1,77 @@
+"""`python manage.py rebuild_ratings [--write]`: rebuild every rating from the logs and compare.
+
+Ratings are a projection of the logs (issue 23, docs/bots-and-ratings.md): this replays every
+finished rated game's log in the order the games ended, rates them again
+(`games.services.ratings.ratings_rebuilt`) and compares the result with the stored rating
+changes and current ratings. Each difference is printed; the exit status is 1 if there is any.
+`--write` replaces the stored ratings by the rebuilt ones (in one transaction) instead.
+"""
+
+from __future__ import annotations
+
+from django.core.management.base import BaseCommand, CommandError
+from django.db import transaction
+
+from games.services.ratings import ratings_rebuilt, ratings_stored, ratings_write
+
+#: Floating-point noise allowed between a stored and a rebuilt figure.
+TOLERANCE = 1e-9
+
+
+def _same(a, b) -> bool:
+    return abs(a.mu - b.mu) <= TOLERANCE and abs(a.sigma - b.sigma) <= TOLERANCE
+
+
+def differences(rebuilt, stored) -> list[str]:
+    changes, ratings, games = stored
+    found = []
+    for key in sorted(rebuilt.changes.keys() | changes.keys()):
+        user, game = key
+        want, have = rebuilt.changes.get(key), changes.get(key)
+        if want is None:
+            found.append(f"player {user}, game {game}: a stored change the logs do not make")
+        elif have is None:
+            found.append(f"player {user}, game {game}: a change the logs make is missing")
+        elif not (_same(want[0], have[0]) and _same(want[1], have[1])):
+            found.append(f"player {user}, game {game}: stored {_pair(have)}, logs {_pair(want)}")
+    for user in sorted(rebuilt.ratings.keys() | ratings.keys()):
+        want, have = rebuilt.ratings.get(user), ratings.get(user)
+        if want is None or have is None or not _same(want, have):
+            found.append(f"player {user}: rating stored {_one(have)}, logs {_one(want)}")
+        elif rebuilt.games.get(user) != games.get(user):
+            found.append(
+                f"player {user}: {games.get(user)} rated games stored, "
+                f"{rebuilt.games.get(user)} in the logs"
+            )
+    return found
+
+
+def _one(rating) -> str:
+    return "none" if rating is None else f"mu {rating.mu:.6f} sigma {rating.sigma:.6f}"
+
+
+def _pair(change) -> str:
+    return f"{_one(change[0])} -> {_one(change[1])}"
+
+
+class Command(BaseCommand):
+    help = "Rebuild every rating from the game logs; report (or with --write, repair) differences."
+
+    def add_arguments(self, parser):
+        parser.add_argument(
+            "--write", action="store_true", help="replace the stored ratings by the rebuilt ones"
+        )
+
+    def handle(self, *args, write: bool = False, **options):
+        with transaction.atomic():
+            rebuilt = ratings_rebuilt()
+            found = differences(rebuilt, ratings_stored())
+            for line in found:
+                self.stdout.write(line)
+            if write:
+                ratings_write(rebuilt)
+        games = len({game for _user, game in rebuilt.changes})
+        summary = f"{games} rated games, {len(rebuilt.ratings)} players, {len(found)} differences"
+        if found and not write:
+            raise CommandError(summary)
+        self.stdout.write(summary + (" (repaired)" if found and write else ""))

@@ -1,0 +1,123 @@
+"""Profiles and the leaderboard in the API (/api/v1/players/{id}, /api/v1/leaderboard): thin
+views over games/player_stats.py, with their response shapes for the OpenAPI schema."""
+
+from __future__ import annotations
+
+from drf_spectacular.utils import extend_schema
+from rest_framework import serializers
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from games import player_stats
+from games.apis import errors
+from games.engine.options import MAX_PLAYERS, MIN_PLAYERS, MOVEMENTS
+from games.models import BOT_LEVELS
+from games.schema import PublicUserSerializer
+from games.serializers import PageQuerySerializer
+from taxi_project.pagination import Pagination
+
+
+class RatingSerializer(serializers.Serializer):
+    ordinal = serializers.FloatField(help_text="mu - 3 sigma: what the leaderboard sorts on")
+    mu = serializers.FloatField(help_text="the skill estimate (OpenSkill Plackett-Luce)")
+    sigma = serializers.FloatField(help_text="its uncertainty")
+    games = serializers.IntegerField(help_text="rated games that moved it")
+
+
+class RatingPointSerializer(serializers.Serializer):
+    game = serializers.IntegerField()
+    ended_at = serializers.DateTimeField()
+    players = serializers.IntegerField()
+    ordinal_before = serializers.FloatField()
+    ordinal_after = serializers.FloatField()
+    mu_after = serializers.FloatField()
+    sigma_after = serializers.FloatField()
+
+
+class FavouriteOptionsSerializer(serializers.Serializer):
+    players = serializers.IntegerField()
+    movement = serializers.ChoiceField(choices=MOVEMENTS)
+    shift_change = serializers.BooleanField()
+    pickup_before_movement = serializers.BooleanField()
+    games = serializers.IntegerField(help_text="games the player started with these options")
+
+
+class CurrentSeatSerializer(serializers.Serializer):
+    user = serializers.IntegerField()
+    name = serializers.CharField()
+    bot = serializers.ChoiceField(choices=BOT_LEVELS, allow_null=True)
+
+
+class CurrentGameSerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    players = serializers.IntegerField()
+    seats = CurrentSeatSerializer(many=True)
+
+
+class ProfileSerializer(serializers.Serializer):
+    user = PublicUserSerializer()
+    rating = RatingSerializer()
+    history = RatingPointSerializer(many=True, help_text="rating changes, oldest first")
+    games_played = serializers.IntegerField(help_text="finished games")
+    games_won = serializers.IntegerField(help_text="finished games ranked first (ties count)")
+    average_income = serializers.FloatField(allow_null=True)
+    favourite_options = FavouriteOptionsSerializer(allow_null=True)
+    current_games = CurrentGameSerializer(many=True)
+
+
+class LeaderboardRowSerializer(serializers.Serializer):
+    rank = serializers.IntegerField()
+    user = PublicUserSerializer()
+    ordinal = serializers.FloatField()
+    mu = serializers.FloatField()
+    sigma = serializers.FloatField()
+    games = serializers.IntegerField()
+    games_at_size = serializers.IntegerField(
+        allow_null=True, help_text="rated games at tables of the size asked for"
+    )
+
+
+class LeaderboardPageSerializer(serializers.Serializer):
+    count = serializers.IntegerField()
+    next = serializers.URLField(allow_null=True)
+    previous = serializers.URLField(allow_null=True)
+    results = LeaderboardRowSerializer(many=True)
+
+
+class LeaderboardQuerySerializer(serializers.Serializer):
+    players = serializers.IntegerField(
+        required=False,
+        min_value=MIN_PLAYERS,
+        max_value=MAX_PLAYERS,
+        help_text="only players with rated games at tables of this size",
+    )
+
+
+class PlayerProfileApi(APIView):
+    @extend_schema(
+        operation_id="player_profile",
+        responses={200: ProfileSerializer, **errors("player_profile", "not_found")},
+        summary="A player's rating with its history, and their game statistics",
+    )
+    def get(self, request, user_id: int):
+        user = player_stats.player_get(user_id=user_id)
+        return Response(player_stats.player_profile(user=user, viewer=request.user))
+
+
+class LeaderboardApi(APIView):
+    @extend_schema(
+        operation_id="leaderboard",
+        parameters=[LeaderboardQuerySerializer, PageQuerySerializer],
+        responses={200: LeaderboardPageSerializer, **errors("leaderboard", "invalid")},
+        summary="Rated players, best first (overall, or with games at one table size)",
+    )
+    def get(self, request):
+        query = LeaderboardQuerySerializer(data=request.query_params)
+        query.is_valid(raise_exception=True)
+        paginator = Pagination()
+        rows = player_stats.leaderboard(players=query.validated_data.get("players"))
+        page = paginator.paginate_queryset(rows, request, view=self)
+        first = paginator.offset + 1
+        return paginator.get_paginated_response(
+            [player_stats.leaderboard_row(row, first + i) for i, row in enumerate(page)]
+        )

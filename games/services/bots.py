@@ -1,0 +1,121 @@
+"""Computer opponents at tables (issue 23): their accounts, and their turns played through the
+same write path as a person's (`moves.move_submit`: the same checks, log, push and clocks).
+
+    seats = bots.bot_accounts(3)            # three distinct bot accounts for one table
+    bots.bot_turn_play(game_id=g, version=v, seat=s)   # what the `bots` queue's task runs
+
+A bot seat is a `Seat` whose `bot_level` is set; its user is one of the bot accounts
+`bot:1` … `bot:7` (a username no one can register: `:` is refused at sign-up), inactive and
+without a usable password, so nobody signs in as a bot. The entries a bot appends have that
+account as their actor.
+
+H1: the task is handed (game, version, seat) only, and the decision function gets the seat's
+player view (`engine.player_view`), never the state: the pile order and the seed stay out of
+its reach (tests/bots/test_bot_seats.py proves what `choose` receives).
+"""
+
+from __future__ import annotations
+
+import datetime
+import hashlib
+import logging
+
+from django.contrib.auth import get_user_model
+from django.db.models import F
+from django.utils import timezone
+
+from games import engine, repository
+from games.engine.bots import LEVELS, choose
+from games.engine.options import MAX_PLAYERS
+from games.errors import StaleVersion
+from games.models import Game
+from games.services import moves
+from taxi_project.api_errors import ApiError
+
+log = logging.getLogger(__name__)
+
+#: Seats a table may give bots: all but its creator's.
+MAX_BOTS = MAX_PLAYERS - 1
+#: Atomic actions one task may play in a row (a turn needs a handful; this only bounds a bug).
+MAX_ACTIONS_PER_TASK = 50
+
+
+def bot_accounts(count: int) -> list:
+    """`count` distinct bot accounts (created on first use)."""
+    users = []
+    User = get_user_model()  # noqa: N806 - a model class
+    for number in range(1, count + 1):
+        user, created = User.objects.get_or_create(
+            username=f"bot:{number}", defaults={"is_active": False}
+        )
+        if created:
+            user.set_unusable_password()
+            user.save(update_fields=["password"])
+        users.append(user)
+    return users
+
+
+def bot_seed(game_id: int, version: int, seat: int) -> int:
+    """The bot's own seed for this decision: from public facts only, so a decision replays
+    (and a retried task makes the same move, which its idempotency key then recognises)."""
+    digest = hashlib.sha256(f"bahama-taxi-bot:{game_id}:{version}:{seat}".encode()).digest()
+    return int.from_bytes(digest[:8], "big")
+
+
+def bot_turn_play(*, game_id: int, version: int, seat: int) -> int:
+    """Play the bot seat `seat` of a game that is at `version`, action after action while that
+    seat is still to move; returns the number of actions appended.
+
+    Idempotent on the version: nothing happens if the game moved on, is over, or waits on
+    another seat; a move someone else's append overtook (409) stops the task, as the entry
+    that overtook it schedules whatever comes next."""
+    played = 0
+    while played < MAX_ACTIONS_PER_TASK:
+        try:
+            loaded = repository.load(game_id)
+        except repository.GameNotFound:
+            return played
+        game = loaded.game
+        mine = next((s for s in loaded.seats if s.seat == seat and s.bot), None)
+        if (
+            mine is None
+            or game.status != Game.Status.PLAYING
+            or game.version != version
+            or game.active_seat != seat
+        ):
+            return played
+        view = engine.player_view(loaded.state, seat)
+        action = choose(view, seed=bot_seed(game_id, version, seat), level=mine.bot)
+        try:
+            result = moves.move_submit(
+                game_id=game_id,
+                user=get_user_model()(pk=mine.user_id),
+                action=engine.encode_action(action),
+                version=version,
+                idempotency_key=f"bot-{version}-{seat}",
+            )
+        except StaleVersion:  # a clock or a moderator came first: their entry decides
+            return played
+        except (ApiError, engine.EngineError):  # a bot's refused move is a bug: log, stop
+            log.exception("bot at seat %s of game %s refused at version %s", seat, game_id, version)
+            return played
+        played += 1
+        version = result.body["version"]
+    return played
+
+
+def bot_turns_waiting(*, older_than: datetime.timedelta) -> list[tuple[int, int, int]]:
+    """(game, version, seat) of every running game waiting on a bot seat since a turn began
+    longer ago than `older_than`: turns whose task was lost (a broker or worker crash)."""
+    cutoff = timezone.now() - older_than
+    return list(
+        Game.objects.filter(
+            status=Game.Status.PLAYING,
+            turn_started_at__lt=cutoff,
+            seats__seat=F("active_seat"),
+            seats__bot_level__gt="",
+        ).values_list("pk", "version", "active_seat")
+    )
+
+
+__all__ = ["LEVELS", "MAX_BOTS", "bot_accounts", "bot_seed", "bot_turn_play", "bot_turns_waiting"]

@@ -1,0 +1,231 @@
+"""Ratings as a projection of the logs (issue 23): written with the entry that ends a game,
+rebuilt from the logs to prove it.
+
+    ratings.game_ended(game=row, seats=loaded.seats, final=state)  # games/repository.append
+    ratings.ratings_rebuilt()  # -> Rebuilt(changes, ratings): what the logs say, to compare
+
+The rules (which games rate whom, ties, quitters last, repeated pairs) are pure and live in
+`games/ratings.py`; this module only feeds them from the database and stores what they give:
+one `RatingChange` per player moved, and each player's current `PlayerRating`.
+
+Order. The stored ratings equal `rebuild` over the finished games in the order (finished_at,
+id), and the write path reads the day's pair totals in that order too. Two games sharing a
+player and ending in the same instant are serialised by the lock on that player's rating row;
+if the one that commits first ended a hair later, the stored chain differs from the rebuild's
+order, which `manage.py rebuild_ratings` reports and `--write` repairs.
+"""
+
+from __future__ import annotations
+
+import datetime
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from itertools import combinations
+
+from django.db.models import Q
+
+from games import engine, state
+from games.models import Game, PlayerRating, RatingChange, Seat
+from games.ratings import FinishedGame, PairCounts, Rating, is_rated, rate, rebuild
+
+
+def finished_game(*, game: Game, players: tuple, final: engine.Game) -> FinishedGame:
+    """The rating's facts of a game that ended: `players[seat]` its user id, None for a bot."""
+    return FinishedGame(
+        players=players,
+        ranking=tuple(tuple(rank) for rank in final.result["ranking"]),
+        ended_on=_utc_day(game.finished_at),
+        quit=frozenset(seat for seat, zombie in enumerate(final.zombies) if zombie),
+        rated=game.rated,
+        aborted=final.aborted,
+    )
+
+
+def game_ended(*, game: Game, seats: Iterable, final: engine.Game) -> list[RatingChange]:
+    """Inside the transaction of the entry that ended `game`: move its players' ratings.
+    `seats`: the game's SeatInfo (seat, user_id, bot)."""
+    players = [None] * game.players
+    for seat in seats:
+        players[seat.seat] = None if seat.bot else seat.user_id
+    finished = finished_game(game=game, players=tuple(players), final=final)
+    if not is_rated(finished):
+        return []
+    humans = sorted(players)
+    # a row for each (so each can be locked), then lock them in one order: two games of one
+    # player ending together take turns instead of both starting from the same rating
+    PlayerRating.objects.bulk_create(
+        [_rating_row(user, Rating(), game.finished_at, games=0) for user in humans],
+        ignore_conflicts=True,
+    )
+    rows = {
+        row.user_id: row
+        for row in PlayerRating.objects.select_for_update().filter(user__in=humans).order_by("pk")
+    }
+    priors = {user: Rating(row.mu, row.sigma) for user, row in rows.items()}
+    moved = rate(finished, priors, _pairs_before(game, humans, finished.ended_on))
+    changes = [
+        RatingChange(
+            user_id=user,
+            game=game,
+            players=game.players,
+            mu_before=priors[user].mu,
+            sigma_before=priors[user].sigma,
+            mu_after=after.mu,
+            sigma_after=after.sigma,
+            ended_at=game.finished_at,
+        )
+        for user, after in moved.items()
+    ]
+    RatingChange.objects.bulk_create(changes)
+    for user, after in moved.items():
+        row = rows[user]
+        row.mu, row.sigma, row.ordinal = after.mu, after.sigma, after.ordinal
+        row.games += 1
+        row.updated_at = game.finished_at
+    PlayerRating.objects.bulk_update(
+        [rows[user] for user in moved], ["mu", "sigma", "ordinal", "games", "updated_at"]
+    )
+    return changes
+
+
+def _pairs_before(game: Game, humans: list[int], day: datetime.date) -> PairCounts:
+    """Rule 3's totals: the rated games that ended that UTC day before this one, between
+    these players."""
+    start = datetime.datetime.combine(day, datetime.time(), tzinfo=datetime.UTC)
+    earlier = (
+        Game.objects.filter(
+            rated=True,
+            status=Game.Status.FINISHED,
+            finished_at__gte=start,
+            finished_at__lte=game.finished_at,
+            seats__user__in=humans,
+        )
+        .exclude(Q(finished_at=game.finished_at) & Q(pk__gte=game.pk))
+        .distinct()
+    )
+    mine = set(humans)
+    totals: dict[frozenset, int] = {}
+    at = Seat.objects.filter(game__in=earlier, user__in=humans).values_list("game_id", "user_id")
+    by_game: dict[int, list[int]] = {}
+    for game_id, user in at:
+        by_game.setdefault(game_id, []).append(user)
+    for users in by_game.values():
+        for pair in combinations(sorted(set(users) & mine), 2):
+            totals[frozenset(pair)] = totals.get(frozenset(pair), 0) + 1
+    return PairCounts(day, totals)
+
+
+def _rating_row(user: int, rating: Rating, when, *, games: int) -> PlayerRating:
+    return PlayerRating(
+        user_id=user,
+        mu=rating.mu,
+        sigma=rating.sigma,
+        ordinal=rating.ordinal,
+        games=games,
+        updated_at=when,
+    )
+
+
+def _utc_day(moment: datetime.datetime) -> datetime.date:
+    return moment.astimezone(datetime.UTC).date()
+
+
+# --------------------------------------------------------------------------------- the rebuild
+
+
+def finished_games_in_end_order() -> Iterator[tuple[Game, FinishedGame]]:
+    """Every finished rated game, replayed from its log, in the order the games ended."""
+    games = (
+        Game.objects.filter(status=Game.Status.FINISHED, rated=True)
+        .order_by("finished_at", "pk")
+        .prefetch_related("seats")
+    )
+    for game in games.iterator(chunk_size=500):
+        players = [None] * game.players
+        for seat in game.seats.all():
+            players[seat.seat] = None if seat.bot_level else seat.user_id
+        final = state.replay_from_log(game)
+        yield game, finished_game(game=game, players=tuple(players), final=final)
+
+
+@dataclass
+class Rebuilt:
+    """What the logs say the ratings are: every change (user, game) → (before, after), and
+    each player's rating with the number of games that moved it."""
+
+    changes: dict[tuple[int, int], tuple[Rating, Rating]]
+    ratings: dict[int, Rating]
+    games: dict[int, int]
+    ended_at: dict[tuple[int, int], datetime.datetime]
+    players: dict[int, int]  # game id -> its number of players
+
+
+def ratings_rebuilt() -> Rebuilt:
+    """Replay every finished rated game's log in end order: `rate` game by game for the
+    changes, and `rebuild` for the final ratings (the two must agree)."""
+    found = Rebuilt({}, {}, {}, {}, {})
+    current: dict[int, Rating] = {}
+    pairs = PairCounts()
+    finished: list[FinishedGame] = []
+    for game, facts in finished_games_in_end_order():
+        finished.append(facts)
+        for user, after in rate(facts, current, pairs).items():
+            before = current.get(user) or Rating()
+            found.changes[(user, game.pk)] = (before, after)
+            found.ended_at[(user, game.pk)] = game.finished_at
+            found.games[user] = found.games.get(user, 0) + 1
+            current[user] = after
+        found.players[game.pk] = game.players
+        if is_rated(facts):
+            pairs.count(facts.players, facts.ended_on)
+    found.ratings = rebuild(finished)
+    return found
+
+
+def ratings_stored() -> tuple[dict, dict, dict]:
+    """The stored changes (user, game) → (before, after), ratings and games per player."""
+    changes = {
+        (c.user_id, c.game_id): (
+            Rating(c.mu_before, c.sigma_before),
+            Rating(c.mu_after, c.sigma_after),
+        )
+        for c in RatingChange.objects.all()
+    }
+    rows = PlayerRating.objects.filter(games__gt=0)
+    return (
+        changes,
+        {r.user_id: Rating(r.mu, r.sigma) for r in rows},
+        {r.user_id: r.games for r in rows},
+    )
+
+
+def ratings_write(rebuilt: Rebuilt) -> None:
+    """Replace every stored rating by the rebuilt ones (the caller holds a transaction)."""
+    RatingChange.objects.all().delete()
+    PlayerRating.objects.all().delete()
+    RatingChange.objects.bulk_create(
+        [
+            RatingChange(
+                user_id=user,
+                game_id=game,
+                players=rebuilt.players[game],
+                mu_before=before.mu,
+                sigma_before=before.sigma,
+                mu_after=after.mu,
+                sigma_after=after.sigma,
+                ended_at=rebuilt.ended_at[(user, game)],
+            )
+            for (user, game), (before, after) in rebuilt.changes.items()
+        ],
+        batch_size=1000,
+    )
+    last: dict[int, datetime.datetime] = {}
+    for (user, _game), when in rebuilt.ended_at.items():
+        last[user] = max(when, last.get(user, when))
+    PlayerRating.objects.bulk_create(
+        [
+            _rating_row(user, rating, last[user], games=rebuilt.games[user])
+            for user, rating in rebuilt.ratings.items()
+        ],
+        batch_size=1000,
+    )

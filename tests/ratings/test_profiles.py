@@ -1,0 +1,97 @@
+"""Profiles and the leaderboard (issue 23), in the API and the web pages."""
+
+from __future__ import annotations
+
+from django.test import Client
+
+from accounts.models import User
+from games import engine, repository
+from games.models import PlayerRating
+from tests.players import start_game
+
+
+def _finished_fast(players, **options) -> int:
+    game_id = start_game(players, movement="faster", **options)
+    loaded = repository.load(game_id)
+    users = {seat.seat: seat.user_id for seat in loaded.seats}
+    while not loaded.state.over:
+        seat = loaded.state.current_player()
+        entry = repository.NewEntry(
+            engine.autopilot_action(loaded.state), actor=User(pk=users[seat]), seat=seat
+        )
+        repository.append(loaded, entry, expected_version=loaded.game.version)
+    return game_id
+
+
+def test_a_profile_holds_the_rating_history_and_statistics(make_player):
+    ana, ben, cy = make_player(), make_player(), make_player()
+    first = _finished_fast([ana, ben])
+    _finished_fast([ana, ben, cy])
+    running = start_game([ana, cy], movement="faster")
+    profile = cy.get(f"/api/v1/players/{ana.user.pk}").json()
+    assert profile["user"]["id"] == ana.user.pk
+    stored = PlayerRating.objects.get(user=ana.user)
+    assert profile["rating"]["ordinal"] == stored.ordinal and profile["rating"]["games"] == 2
+    assert [point["game"] for point in profile["history"]][0] == first
+    assert profile["history"][-1]["ordinal_after"] == stored.ordinal
+    assert profile["games_played"] == 2 and 0 <= profile["games_won"] <= 2
+    assert profile["average_income"] is not None
+    assert profile["favourite_options"]["movement"] == "faster"
+    assert [g["id"] for g in profile["current_games"]] == [running]
+
+
+def test_a_new_player_has_the_starting_rating_and_no_history(make_player):
+    ana = make_player()
+    profile = ana.get(f"/api/v1/players/{ana.user.pk}").json()
+    assert profile["rating"]["games"] == 0 and profile["history"] == []
+    assert profile["games_played"] == 0 and profile["average_income"] is None
+    assert ana.get("/api/v1/players/999999").json()["code"] == "not_found"
+
+
+def test_the_leaderboard_is_paged_best_first_and_by_player_count(make_player):
+    ana, ben, cy = make_player(), make_player(), make_player()
+    _finished_fast([ana, ben])
+    _finished_fast([ana, ben, cy])
+    board = ana.get("/api/v1/leaderboard").json()
+    assert board["count"] == 3
+    ordinals = [row["ordinal"] for row in board["results"]]
+    assert ordinals == sorted(ordinals, reverse=True)
+    assert [row["rank"] for row in board["results"]] == [1, 2, 3]
+    page = ana.get("/api/v1/leaderboard", limit=1, offset=1).json()
+    assert page["count"] == 3 and page["results"][0]["rank"] == 2
+    assert page["results"][0]["user"] == board["results"][1]["user"]
+    threes = ana.get("/api/v1/leaderboard", players=3).json()["results"]
+    twos = ana.get("/api/v1/leaderboard", players=2).json()["results"]
+    assert len(threes) == 3 and {r["games_at_size"] for r in threes} == {1}
+    assert {r["user"]["id"] for r in twos} == {ana.user.pk, ben.user.pk}
+    assert ana.get("/api/v1/leaderboard", players=9).status_code == 400
+
+
+def _browser(player) -> Client:
+    client = Client()
+    client.force_login(player.user)
+    return client
+
+
+def test_the_profile_page_draws_the_rating_history_as_svg(make_player):
+    ana, ben = make_player(), make_player()
+    _finished_fast([ana, ben])
+    _finished_fast([ana, ben])
+    page = _browser(ben).get(f"/players/{ana.user.pk}")
+    html = page.content.decode()
+    assert page.status_code == 200
+    assert '<svg id="rating-chart" role="img"' in html and "<polyline points=" in html
+    assert html.count("<circle ") == 2
+    empty = _browser(ben).get(f"/players/{make_player().user.pk}").content.decode()
+    assert 'id="no-rating"' in empty and "<svg" not in empty
+
+
+def test_the_leaderboard_page_links_to_profiles_and_table_sizes(make_player):
+    ana, ben = make_player(), make_player()
+    _finished_fast([ana, ben])
+    html = _browser(ana).get("/leaderboard").content.decode()
+    assert f'href="/players/{ana.user.pk}"' in html and 'href="/leaderboard?players=4"' in html
+    by_size = _browser(ana).get("/leaderboard?players=3").content.decode()
+    assert 'id="no-players"' in by_size
+    lobby = _browser(ana).get("/").content.decode()
+    assert 'href="/leaderboard"' in lobby and f'href="/players/{ana.user.pk}"' in lobby
