@@ -42,9 +42,9 @@ GAME_COLUMNS = (
     "shift_change", "pickup_before_movement", "movement", "clock", "turn_seconds",
     "deadline1_at", "deadline2_at", "rules_version", "seed", "seed_commitment", "started_at",
     "version", "active_seat", "finished_at", "result", "turn_number", "turn_started_at",
-    "deadlines_reached", "next_deadline_at",
+    "deadlines_reached", "next_deadline_at", "rated",
 )  # fmt: skip
-SEAT_COLUMNS = ("game_id", "user_id", "join_order", "seat", "joined_at")
+SEAT_COLUMNS = ("game_id", "user_id", "join_order", "seat", "joined_at", "bot_level")
 ENTRY_COLUMNS = (
     "game_id", "seq", "actor_id", "seat", "action", "notifications", "idempotency_key",
     "response", "created_at",
@@ -125,7 +125,7 @@ def generate(
     )
     user_at_seat = {seat: users[join] for seat, join in enumerate(current.seat_players)}
     seats = [
-        _line((game_id, users[join], join, seat, row.created_at))
+        _line((game_id, users[join], join, seat, row.created_at, ""))
         for seat, join in enumerate(current.seat_players)
     ]
     when = started_at

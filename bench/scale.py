@@ -235,7 +235,7 @@ _COPY_COLUMNS = (
     "created_by_id, status, visibility, invite_code, players, shift_change, "
     "pickup_before_movement, movement, clock, turn_seconds, deadline1_at, deadline2_at, "
     "rules_version, seed, seed_commitment, version, active_seat, result, turn_number, "
-    "deadlines_reached"
+    "deadlines_reached, rated"
 )
 REPLICATE_GAMES = f"""
 INSERT INTO games_game (id, created_at, started_at, finished_at, turn_started_at,
@@ -253,8 +253,8 @@ UPDATE games_game g
  WHERE g.id = d.id
 """
 REPLICATE_SEATS = """
-INSERT INTO games_seat (game_id, user_id, join_order, seat, joined_at)
-SELECT game_id + %(offset)s, user_id, join_order, seat, joined_at - %(shift)s
+INSERT INTO games_seat (game_id, user_id, join_order, seat, joined_at, bot_level)
+SELECT game_id + %(offset)s, user_id, join_order, seat, joined_at - %(shift)s, bot_level
   FROM games_seat WHERE game_id = ANY(%(ids)s)
 """
 REPLICATE_ENTRIES = """

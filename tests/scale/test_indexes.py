@@ -44,18 +44,18 @@ INSERT INTO games_game (id, created_at, started_at, finished_at, turn_started_at
                         next_deadline_at, created_by_id, status, visibility, invite_code,
                         players, shift_change, pickup_before_movement, movement, clock,
                         turn_seconds, rules_version, seed, seed_commitment, version,
-                        active_seat, result, turn_number, deadlines_reached)
+                        active_seat, result, turn_number, deadlines_reached, rated)
 SELECT id + %(offset)s, created_at - %(shift)s, started_at - %(shift)s, finished_at - %(shift)s,
        turn_started_at + %(later)s, next_deadline_at + %(later)s, created_by_id, status,
        visibility, invite_code, players, shift_change, pickup_before_movement, movement, clock,
        turn_seconds, rules_version, seed, seed_commitment, version, active_seat, result,
-       turn_number, deadlines_reached
+       turn_number, deadlines_reached, rated
   FROM games_game WHERE id = ANY(%(ids)s)
 ---
-INSERT INTO games_seat (game_id, user_id, join_order, seat, joined_at)
+INSERT INTO games_seat (game_id, user_id, join_order, seat, joined_at, bot_level)
 SELECT game_id + %(offset)s,
        (%(others)s::bigint[])[1 + (game_id + %(offset)s + join_order) %% %(n)s],
-       join_order, seat, joined_at
+       join_order, seat, joined_at, bot_level
   FROM games_seat WHERE game_id = ANY(%(ids)s)
 ---
 INSERT INTO games_gameentry (game_id, seq, actor_id, seat, action, notifications,
