@@ -28,7 +28,7 @@ from celery import signature
 from channels.layers import get_channel_layer
 from rest_framework.utils.encoders import JSONEncoder
 
-from games import engine
+from games import engine, push
 
 log = logging.getLogger(__name__)
 
@@ -177,6 +177,7 @@ def entry_committed(
     that player's sockets (`your_turn`: their user id) and, if they asked for it, their
     mailbox (the task is named, not imported: tasks call services, not the other way)."""
     _send(game_group(game_id), message)
+    push.entry_committed(game_id=game_id, message=message, your_turn=your_turn)  # devices
     if your_turn is None:
         return
     _send(user_group(your_turn), YourTurnMessage(type="user.your_turn", game=game_id,
@@ -190,6 +191,7 @@ def entry_committed(
 
 def chat_posted(*, game_id: int, message: dict) -> None:
     _send(game_group(game_id), ChatMessage(type="game.chat", message=_plain(message)))
+    push.chat_posted(game_id=game_id, message=_plain(message))  # the players' devices
 
 
 def chat_hidden(*, game_id: int, message_id: int) -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from celery import shared_task
 from django.db import InterfaceError, OperationalError
 
+from games import push
 from games.services import clocks, notifications
 from taxi_project.dbpool import purge_dead_connections
 
@@ -26,3 +27,11 @@ def sweep_deadlines() -> int:
 def email_your_turn(user_id: int, game_id: int, version: int) -> bool:
     """Tell a player by e-mail that a game waits on their move; nothing if it moved on."""
     return notifications.turn_email_send(user_id=user_id, game_id=game_id, version=version)
+
+
+@shared_task(ignore_result=True)
+def push_notify(kind: str, game_id: int, user_ids: list[int], version: int | None, message=None):
+    """Push "your turn", "game ended" or a chat message to the players' devices (games/push.py)."""
+    return push.devices_notify(
+        kind=kind, game_id=game_id, user_ids=user_ids, version=version, message=message
+    )

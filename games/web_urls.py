@@ -3,7 +3,7 @@
 from django.urls import path
 
 from accounts import web as account_web
-from games import web
+from games import web, web_push
 from taxi_project.i18n import ScriptCatalog
 
 app_name = "web"
@@ -22,4 +22,6 @@ urlpatterns = [
     # gettext() for the scripts: their own words plus games/wording.py's sentences
     path("jsi18n.js", ScriptCatalog.as_view(), name="jsi18n"),
     path("profile", account_web.profile_page, name="profile"),
+    # the service worker, at the root so that its scope is the whole site (games/web_push.py)
+    path("push-worker.js", web_push.service_worker, name="push-worker"),
 ]
