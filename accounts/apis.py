@@ -351,18 +351,15 @@ class DeviceApi(APIView):
 
 
 class PushPublicKeyApi(APIView):
-    permission_classes = [AllowAny]
-    authentication_classes: list = []
-
     @extend_schema(
-        operation_id="push_public_key",
+        operation_id="me_push_public_key",
         tags=TAGS,
         summary="The server's VAPID public key",
         description="Browsers subscribe with it (`pushManager.subscribe({userVisibleOnly: "
         "true, applicationServerKey})`); 503 when this server has no key (Web Push is off).",
         responses={
             200: PushPublicKeySerializer,
-            **errors("push_public_key", "service_unavailable"),
+            **errors("me_push_public_key", *SIGNED_IN),
         },
     )
     def get(self, request: Request) -> Response:

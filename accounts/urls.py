@@ -22,5 +22,5 @@ urlpatterns = [
         name="push-subscription",
     ),
     path("me/push-preferences", apis.PushPreferencesApi.as_view(), name="push-preferences"),
-    path("push/public-key", apis.PushPublicKeyApi.as_view(), name="push-public-key"),
+    path("me/push-public-key", apis.PushPublicKeyApi.as_view(), name="push-public-key"),
 ]

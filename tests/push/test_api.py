@@ -22,23 +22,26 @@ def _other_device(player, name: str) -> APIClient:
     return device
 
 
-def test_the_public_key_is_a_p256_point_anyone_may_read(client):
-    answer = client.get("/api/v1/push/public-key")
+def test_the_public_key_is_a_p256_point(make_player):
+    answer = make_player().get("/api/v1/me/push-public-key")
     assert answer.status_code == 200
     key = unb64url(answer.json()["public_key"])
     assert len(key) == 65 and key[0] == 4  # uncompressed, as applicationServerKey wants
     ec.EllipticCurvePublicKey.from_encoded_point(ec.SECP256R1(), key)
 
 
-def test_no_key_no_web_push(client, settings):
+def test_no_key_no_web_push(make_player, endpoint, settings):
     from accounts import vapid
 
     settings.VAPID_PRIVATE_KEY = ""
     settings.VAPID_DEV_KEYS = False
     vapid.vapid_keys.cache_clear()
     try:
-        answer = client.get("/api/v1/push/public-key")
+        player = make_player()
+        answer = player.get("/api/v1/me/push-public-key")
         assert answer.status_code == 503 and answer.json()["code"] == "service_unavailable"
+        registered = player.post(SUBSCRIPTIONS, endpoint.subscription())
+        assert registered.status_code == 503
     finally:
         vapid.vapid_keys.cache_clear()
 

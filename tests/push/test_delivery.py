@@ -34,7 +34,7 @@ def test_your_turn_reaches_the_device_signed_and_encrypted(
     game_id = start_game(players)
     by_seat, waiting, _ = _waiting_and_active(players, game_id)
     subscribe(waiting, endpoint)
-    public_key = waiting.get("/api/v1/push/public-key").json()["public_key"]
+    public_key = waiting.get("/api/v1/me/push-public-key").json()["public_key"]
     with django_capture_on_commit_callbacks(execute=True):
         play_turn(game_id, by_seat)
     [push] = endpoint.payloads()
