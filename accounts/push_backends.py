@@ -20,6 +20,7 @@ configuration and connections; it is built once per process.
 
 from __future__ import annotations
 
+import base64
 import functools
 import json
 from typing import TYPE_CHECKING
@@ -67,8 +68,6 @@ class PushBackend:
 
 
 def _b64url_decode(text: str) -> bytes:
-    import base64
-
     return base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))
 
 

@@ -33,7 +33,7 @@ from accounts.middleware import user_language
 from accounts.models import PushSubscription, User
 from accounts.tasks import push_deliver
 from games import presence
-from games.models import Game, GameEntry, Seat
+from games.models import ChatMessage, Game, GameEntry, Seat
 from games.wording import describe
 
 log = logging.getLogger(__name__)
@@ -89,8 +89,8 @@ def _your_turn(game: Game, user: User, version: int) -> dict | None:
     return {"title": _("Your turn in game %(game)s") % {"game": game.pk}, "body": "\n".join(lines)}
 
 
-def _game_ended(game: Game) -> dict:
-    ended = GameEntry.objects.filter(game=game, seq=game.version).first()
+def _game_ended(game: Game, version: int) -> dict:
+    ended = GameEntry.objects.filter(game=game, seq=version).first()
     notes = [n for n in (ended.notifications if ended else []) if n.get("type") == "game_ended"]
     return {"title": _("The game is over."), "body": "\n".join(describe(n) for n in notes)}
 
@@ -111,6 +111,11 @@ def devices_notify(
     game = Game.objects.filter(pk=game_id).first()
     if game is None:
         return 0
+    if (
+        kind == "chat"
+        and not ChatMessage.objects.filter(pk=message["id"], hidden_at__isnull=True).exists()
+    ):
+        return 0  # a moderator hid it meanwhile
     users = User.objects.filter(pk__in=user_ids, **{PREFERENCE[kind]: True})
     queued = 0
     for user in users:
@@ -120,7 +125,7 @@ def devices_notify(
             if kind == "your_turn":
                 text = _your_turn(game, user, version)
             elif kind == "game_ended":
-                text = _game_ended(game)
+                text = _game_ended(game, version)
             else:
                 text = _chat(game, message)
         if text is None:

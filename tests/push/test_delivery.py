@@ -239,3 +239,39 @@ def test_a_player_watching_the_game_is_not_pushed_until_they_leave(make_player, 
     play_turn(game_id, by_seat)  # the socket is closed: pushed again
     assert [p["type"] for p in watching_device.payloads()] == ["your_turn"]
     assert [p["type"] for p in other_device.payloads()] == ["your_turn"]
+
+
+def test_a_chat_message_hidden_before_its_push_is_not_pushed(
+    make_player, endpoint, django_capture_on_commit_callbacks
+):
+    from accounts.models import User
+    from games.models import ChatMessage
+    from games.services.chat import chat_hide
+
+    players = [make_player(), make_player()]
+    game_id = start_game(players)
+    subscribe(players[1], endpoint)
+    with django_capture_on_commit_callbacks(execute=False) as pending:
+        players[0].post(f"/api/v1/games/{game_id}/chat", {"text": "rude words"})
+    moderator = User.objects.create_user(username="moderator", is_staff=True)
+    chat_hide(message_id=ChatMessage.objects.get(game_id=game_id).pk, moderator=moderator)
+    for callback in pending:
+        callback()
+    assert endpoint.received == []
+
+
+def test_a_your_turn_the_game_has_moved_on_from_is_not_pushed(make_player, make_endpoint):
+    from games.tasks import push_notify
+
+    players = [make_player(), make_player()]
+    game_id = start_game(players)
+    _, waiting, active = _waiting_and_active(players, game_id)
+    waiting_device, endpoint = make_endpoint(), make_endpoint()
+    subscribe(waiting, waiting_device)
+    subscribe(active, endpoint)
+    game = Game.objects.get(pk=game_id)
+    assert push_notify.delay("your_turn", game_id, [active.user.pk], game.version - 1).get() == 0
+    assert push_notify.delay("your_turn", game_id, [waiting.user.pk], game.version).get() == 0
+    assert push_notify.delay("your_turn", game_id, [active.user.pk], game.version).get() == 1
+    assert [p["version"] for p in endpoint.payloads()] == [game.version]
+    assert waiting_device.received == []
