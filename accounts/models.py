@@ -148,7 +148,12 @@ class PushSubscription(models.Model):
     )
     session_key = models.CharField(_("session"), max_length=40, blank=True)
     service = models.CharField(_("push service"), max_length=20, default="webpush")
-    endpoint = models.URLField(_("endpoint"), max_length=2000, unique=True)
+    endpoint = models.CharField(
+        _("endpoint"),
+        max_length=2000,
+        unique=True,
+        help_text=_("Web Push: the push service's URL; another service: its device token"),
+    )
     p256dh = models.CharField(_("public key"), max_length=200, blank=True)
     auth = models.CharField(_("authentication secret"), max_length=100, blank=True)
     device = models.CharField(_("device"), max_length=100, blank=True)

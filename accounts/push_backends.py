@@ -28,6 +28,8 @@ from typing import TYPE_CHECKING
 import requests
 from cryptography.hazmat.primitives.asymmetric import ec
 from django.conf import settings
+from django.core.exceptions import ValidationError
+from django.core.validators import URLValidator
 from django.utils.module_loading import import_string
 from pywebpush import WebPushException, webpush
 
@@ -81,7 +83,10 @@ class WebPushBackend(PushBackend):
 
     def validate(self, *, endpoint: str, p256dh: str, auth: str) -> dict[str, str]:
         problems = {}
-        if not endpoint.startswith("https://") and not settings.PUSH_INSECURE_ENDPOINTS:
+        schemes = ["https", "http"] if settings.PUSH_INSECURE_ENDPOINTS else ["https"]
+        try:
+            URLValidator(schemes=schemes)(endpoint)
+        except ValidationError:
             problems["endpoint"] = "an https URL"
         try:
             ec.EllipticCurvePublicKey.from_encoded_point(ec.SECP256R1(), _b64url_decode(p256dh))

@@ -230,7 +230,10 @@ class PushSubscriptionRequestSerializer(serializers.Serializer):
     """A browser's `PushSubscription.toJSON()` as it is (`endpoint`, `keys`), or a vendor
     service's device token as `endpoint` with its `service`."""
 
-    endpoint = serializers.URLField(max_length=2000)
+    endpoint = serializers.CharField(
+        max_length=2000,
+        help_text="Web Push: the push service's https URL; another service: its device token",
+    )
     keys = PushKeysSerializer(required=False, help_text="Web Push: required")
     service = serializers.CharField(
         required=False,

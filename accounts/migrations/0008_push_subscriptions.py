@@ -33,7 +33,7 @@ class Migration(migrations.Migration):
                 ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
                 ('session_key', models.CharField(blank=True, max_length=40, verbose_name='session')),
                 ('service', models.CharField(default='webpush', max_length=20, verbose_name='push service')),
-                ('endpoint', models.URLField(max_length=2000, unique=True, verbose_name='endpoint')),
+                ('endpoint', models.CharField(help_text="Web Push: the push service's URL; another service: its device token", max_length=2000, unique=True, verbose_name='endpoint')),
                 ('p256dh', models.CharField(blank=True, max_length=200, verbose_name='public key')),
                 ('auth', models.CharField(blank=True, max_length=100, verbose_name='authentication secret')),
                 ('device', models.CharField(blank=True, max_length=100, verbose_name='device')),
