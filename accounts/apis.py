@@ -17,6 +17,13 @@ from rest_framework.views import APIView
 from accounts.authentication import leaving_authenticators
 from accounts.models import DeviceToken, User
 from accounts.origin import SameOriginOnly
+from accounts.push import (
+    push_preferences_update,
+    push_public_key,
+    push_subscription_delete,
+    push_subscription_register,
+    push_subscriptions_of,
+)
 from accounts.selectors import devices_of, user_from_credentials
 from accounts.serializers import (
     AuthResultSerializer,
@@ -25,6 +32,10 @@ from accounts.serializers import (
     PasswordChangeSerializer,
     ProfileSerializer,
     ProfileUpdateSerializer,
+    PushPreferencesSerializer,
+    PushPublicKeySerializer,
+    PushSubscriptionRequestSerializer,
+    PushSubscriptionSerializer,
     SignupSerializer,
     TokenSerializer,
 )
@@ -334,3 +345,154 @@ class DeviceApi(APIView):
     def delete(self, request: Request, token_key: str) -> Response:
         device_revoke(user=request.user, token_key=token_key)
         return Response(status=status.HTTP_204_NO_CONTENT)
+
+
+# --- Push notifications (issue 22; docs/api.md "Push") ----------------------------------------
+
+
+class PushPublicKeyApi(APIView):
+    @extend_schema(
+        operation_id="me_push_public_key",
+        tags=TAGS,
+        summary="The server's VAPID public key",
+        description="Browsers subscribe with it (`pushManager.subscribe({userVisibleOnly: "
+        "true, applicationServerKey})`); 503 when this server has no key (Web Push is off).",
+        responses={
+            200: PushPublicKeySerializer,
+            **errors("me_push_public_key", *SIGNED_IN),
+        },
+    )
+    def get(self, request: Request) -> Response:
+        return Response(PushPublicKeySerializer({"public_key": push_public_key()}).data)
+
+
+def _credentials(request: Request) -> dict:
+    """The credentials a subscription registered now lives with: the device token of the
+    request, else its browser session."""
+    if isinstance(request.auth, DeviceToken):
+        return {"token": request.auth, "session_key": ""}
+    return {"token": None, "session_key": request.session.session_key or ""}
+
+
+def _subscription_data(subscription, credentials: dict) -> dict:
+    token = credentials["token"]
+    current = (
+        subscription.device_token_id == token.digest
+        if token is not None
+        else bool(credentials["session_key"])
+        and subscription.session_key == credentials["session_key"]
+    )
+    return {
+        "id": subscription.pk,
+        "service": subscription.service,
+        "endpoint": subscription.endpoint,
+        "device": subscription.device,
+        "created": subscription.created,
+        "last_pushed": subscription.last_pushed,
+        "current": current,
+    }
+
+
+class PushSubscriptionsApi(APIView):
+    @extend_schema(
+        operation_id="me_push_subscriptions",
+        tags=TAGS,
+        summary="My devices' push subscriptions",
+        responses={
+            200: PushSubscriptionSerializer(many=True),
+            **errors("me_push_subscriptions", *SIGNED_IN),
+        },
+    )
+    def get(self, request: Request) -> Response:
+        credentials = _credentials(request)
+        found = [
+            _subscription_data(s, credentials) for s in push_subscriptions_of(user=request.user)
+        ]
+        return Response(PushSubscriptionSerializer(found, many=True).data)
+
+    @extend_schema(
+        operation_id="me_push_subscription_register",
+        tags=TAGS,
+        summary="Register this device's push subscription",
+        description="Send a browser's `PushSubscription` as `toJSON()` gives it. The "
+        "subscription lives as long as the credentials of this request (this device's token, "
+        "or this browser session): revoking the device or logging out ends it. 201 when new, "
+        "200 when the endpoint was known (renewed, and now this account's). "
+        "`invalid_push_subscription`: `errors` names the field.",
+        request=PushSubscriptionRequestSerializer,
+        responses={
+            200: PushSubscriptionSerializer,
+            201: PushSubscriptionSerializer,
+            **errors(
+                "me_push_subscription_register",
+                *FORM,
+                *SIGNED_IN,
+                "invalid_push_subscription",
+            ),
+        },
+    )
+    def post(self, request: Request) -> Response:
+        serializer = PushSubscriptionRequestSerializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        data = serializer.validated_data
+        keys = data.get("keys") or {}
+        credentials = _credentials(request)
+        subscription, created = push_subscription_register(
+            user=request.user,
+            endpoint=data["endpoint"],
+            p256dh=keys.get("p256dh", ""),
+            auth=keys.get("auth", ""),
+            service=data["service"],
+            device=data.get("device", ""),
+            **credentials,
+        )
+        body = PushSubscriptionSerializer(_subscription_data(subscription, credentials)).data
+        return Response(body, status.HTTP_201_CREATED if created else status.HTTP_200_OK)
+
+
+class PushSubscriptionApi(APIView):
+    def get_authenticators(self):
+        return leaving_authenticators()  # a refused account may still remove a device
+
+    @extend_schema(
+        operation_id="me_push_subscription_delete",
+        tags=TAGS,
+        summary="Stop pushing to one device",
+        request=None,
+        responses={204: None, **errors("me_push_subscription_delete", *LEAVING, "not_found")},
+    )
+    def delete(self, request: Request, subscription_id: int) -> Response:
+        push_subscription_delete(user=request.user, subscription_id=subscription_id)
+        return Response(status=status.HTTP_204_NO_CONTENT)
+
+
+class PushPreferencesApi(APIView):
+    @extend_schema(
+        operation_id="me_push_preferences",
+        tags=TAGS,
+        summary="What is pushed to my devices",
+        responses={200: PushPreferencesSerializer, **errors("me_push_preferences", *SIGNED_IN)},
+    )
+    def get(self, request: Request) -> Response:
+        return Response(PushPreferencesSerializer(request.user).data)
+
+    @extend_schema(
+        operation_id="me_push_preferences_update",
+        tags=TAGS,
+        summary="Choose what is pushed to my devices",
+        description="Changes only the fields sent; all are on for a new account.",
+        request=PushPreferencesSerializer,
+        responses={
+            200: PushPreferencesSerializer,
+            **errors("me_push_preferences_update", *FORM, *SIGNED_IN),
+        },
+    )
+    def patch(self, request: Request) -> Response:
+        serializer = PushPreferencesSerializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        values = {
+            name: serializer.validated_data.get(f"push_{name}")
+            for name in ("your_turn", "game_ended", "chat")
+        }
+        user = push_preferences_update(user=request.user, **values)
+        return Response(PushPreferencesSerializer(user).data)

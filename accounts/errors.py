@@ -58,6 +58,15 @@ class WrongPassword(ApiError):
     default_detail = _("The current password is wrong.")
 
 
+class InvalidPushSubscription(ApiError):
+    """A push subscription the server cannot push to: not an https endpoint, a `p256dh` that is
+    not a P-256 public key, an `auth` secret that is not 16 bytes, or a service this server has
+    no backend for. `errors` says which field (accounts/push.py)."""
+
+    default_code = "invalid_push_subscription"
+    default_detail = _("This push subscription cannot be used.")
+
+
 class AccountRefused(Forbidden):
     """A banned or suspended account: 403 with `account_banned` or `account_suspended`."""
 
@@ -78,13 +87,20 @@ class Code(StrEnum):
     USERNAME_TAKEN = "username_taken"
     INVALID_CREDENTIALS = "invalid_credentials"
     WRONG_PASSWORD = "wrong_password"
+    INVALID_PUSH_SUBSCRIPTION = "invalid_push_subscription"
 
 
 def vocabulary() -> dict[str, tuple[int, str]]:
     """Every code of this app: (HTTP status, default message)."""
     found = {
         str(cls.default_code): (cls.status_code, cls.default_detail)
-        for cls in (UsernameTaken, DisplayNameTaken, InvalidCredentials, WrongPassword)
+        for cls in (
+            UsernameTaken,
+            DisplayNameTaken,
+            InvalidCredentials,
+            WrongPassword,
+            InvalidPushSubscription,
+        )
     }
     found[Code.CROSS_ORIGIN_REFUSED] = (403, CROSS_ORIGIN_MESSAGE)
     found[Code.ACCOUNT_BANNED] = (403, _("This account is banned."))

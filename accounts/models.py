@@ -28,6 +28,22 @@ class User(AbstractUser):
         default=False,
         help_text=_("E-mail me when a game waits on my move."),
     )
+    # issue 22: what is pushed to the user's devices (accounts/push.py, games/push.py)
+    push_your_turn = models.BooleanField(
+        _("push: your turn"),
+        default=True,
+        help_text=_("Push to my devices when a game waits on my move."),
+    )
+    push_game_ended = models.BooleanField(
+        _("push: game ended"),
+        default=True,
+        help_text=_("Push to my devices when one of my games ends."),
+    )
+    push_chat = models.BooleanField(
+        _("push: chat"),
+        default=True,
+        help_text=_("Push to my devices when a player writes in the chat of my game."),
+    )
     # Blank: follow the browser (Accept-Language), else English. See accounts/middleware.py.
     language = models.CharField(
         _("language"),
@@ -103,3 +119,50 @@ class DeviceToken(AbstractAuthToken):
     class Meta:
         verbose_name = _("device token")
         verbose_name_plural = _("device tokens")
+
+
+class PushSubscription(models.Model):
+    """Where to push a user's notifications on one device (issue 22): a browser's Web Push
+    subscription (`service` "webpush": the push service's endpoint URL and the browser's
+    `p256dh` key and `auth` secret), or a mobile vendor's device token for a configured
+    backend (`settings.PUSH_BACKENDS`, accounts/push_backends.py).
+
+    It lives as long as the credentials it was registered with: a device token (deleted with
+    it: revoking a device, a password change) or a browser session (`session_key`; checked
+    before each push, so a signed-out browser is never pushed to). The push service answering
+    404 or 410 deletes it too."""
+
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.CASCADE,
+        related_name="push_subscriptions",
+        verbose_name=_("user"),
+    )
+    device_token = models.ForeignKey(
+        DeviceToken,
+        on_delete=models.CASCADE,
+        null=True,
+        blank=True,
+        related_name="push_subscriptions",
+        verbose_name=_("device token"),
+    )
+    session_key = models.CharField(_("session"), max_length=40, blank=True)
+    service = models.CharField(_("push service"), max_length=20, default="webpush")
+    endpoint = models.CharField(
+        _("endpoint"),
+        max_length=2000,
+        unique=True,
+        help_text=_("Web Push: the push service's URL; another service: its device token"),
+    )
+    p256dh = models.CharField(_("public key"), max_length=200, blank=True)
+    auth = models.CharField(_("authentication secret"), max_length=100, blank=True)
+    device = models.CharField(_("device"), max_length=100, blank=True)
+    created = models.DateTimeField(_("created"), auto_now_add=True)
+    last_pushed = models.DateTimeField(_("last pushed"), null=True, blank=True)
+
+    class Meta:
+        verbose_name = _("push subscription")
+        verbose_name_plural = _("push subscriptions")
+
+    def __str__(self) -> str:
+        return self.device or self.endpoint[:60]

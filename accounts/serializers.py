@@ -214,3 +214,68 @@ class DeviceSerializer(serializers.Serializer):
 
 class AuthResultSerializer(TokenSerializer):
     user = ProfileSerializer(read_only=True)
+
+
+# --- Push (issue 22) --------------------------------------------------------------------------
+
+
+class PushKeysSerializer(serializers.Serializer):
+    p256dh = serializers.CharField(
+        max_length=200, help_text="the browser's P-256 public key, uncompressed, base64url"
+    )
+    auth = serializers.CharField(max_length=100, help_text="the 16-byte secret, base64url")
+
+
+class PushSubscriptionRequestSerializer(serializers.Serializer):
+    """A browser's `PushSubscription.toJSON()` as it is (`endpoint`, `keys`), or a vendor
+    service's device token as `endpoint` with its `service`."""
+
+    endpoint = serializers.CharField(
+        max_length=2000,
+        help_text="Web Push: the push service's https URL; another service: its device token",
+    )
+    keys = PushKeysSerializer(required=False, help_text="Web Push: required")
+    service = serializers.CharField(
+        required=False,
+        default="webpush",
+        max_length=20,
+        help_text='"webpush" (the default), or a service this server has a backend for',
+    )
+    device = serializers.CharField(
+        required=False, allow_blank=True, max_length=100, help_text="a name for the list"
+    )
+    expirationTime = serializers.IntegerField(  # noqa: N815 - the browser's own name
+        required=False, allow_null=True, help_text="sent by browsers; ignored"
+    )
+
+
+class PushSubscriptionSerializer(serializers.Serializer):
+    id = serializers.IntegerField(read_only=True)
+    service = serializers.CharField(read_only=True)
+    endpoint = serializers.CharField(read_only=True)
+    device = serializers.CharField(read_only=True)
+    created = serializers.DateTimeField(read_only=True)
+    last_pushed = serializers.DateTimeField(read_only=True, allow_null=True)
+    current = serializers.BooleanField(
+        read_only=True, help_text="registered with the credentials of this request"
+    )
+
+
+class PushPreferencesSerializer(serializers.Serializer):
+    your_turn = serializers.BooleanField(
+        required=False, help_text="a game waits on my move", source="push_your_turn"
+    )
+    game_ended = serializers.BooleanField(
+        required=False, help_text="one of my games ended", source="push_game_ended"
+    )
+    chat = serializers.BooleanField(
+        required=False, help_text="a player wrote in the chat of my game", source="push_chat"
+    )
+
+
+class PushPublicKeySerializer(serializers.Serializer):
+    public_key = serializers.CharField(
+        read_only=True,
+        help_text="the server's VAPID public key (base64url, uncompressed P-256 point): the "
+        "`applicationServerKey` of `pushManager.subscribe`",
+    )

@@ -10,6 +10,7 @@ from accounts.authentication import ensure_access
 from accounts.errors import DisplayNameTaken, UsernameTaken, WrongPassword
 from accounts.models import DeviceToken, User
 from accounts.names import display_name_skeleton
+from accounts.push import push_session_moved
 from games import events
 from taxi_project.api_errors import NotFound
 
@@ -154,5 +155,7 @@ def user_password_change(
         _credentials_changed(user)
         key = None if isinstance(current, DeviceToken) else token_issue(user=user)[1]
     if request is not None and request.session.get(SESSION_KEY) == str(user.pk):
-        update_session_auth_hash(request, user)
+        old_session = request.session.session_key
+        update_session_auth_hash(request, user)  # a new session key: its push subscriptions
+        push_session_moved(old_key=old_session, new_key=request.session.session_key)  # follow
     return key

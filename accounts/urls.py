@@ -15,4 +15,12 @@ urlpatterns = [
     path("me/password", apis.PasswordChangeApi.as_view(), name="password-change"),
     path("me/devices", apis.DevicesApi.as_view(), name="devices"),
     path("me/devices/<str:token_key>", apis.DeviceApi.as_view(), name="device"),
+    path("me/push-subscriptions", apis.PushSubscriptionsApi.as_view(), name="push-subscriptions"),
+    path(
+        "me/push-subscriptions/<int:subscription_id>",
+        apis.PushSubscriptionApi.as_view(),
+        name="push-subscription",
+    ),
+    path("me/push-preferences", apis.PushPreferencesApi.as_view(), name="push-preferences"),
+    path("me/push-public-key", apis.PushPublicKeyApi.as_view(), name="push-public-key"),
 ]

@@ -32,7 +32,7 @@ from rest_framework.utils.encoders import JSONEncoder
 
 from accounts.credentials import socket_credentials, socket_refusal
 from accounts.middleware import scope_language
-from games import events, moderation, selectors
+from games import events, moderation, presence, selectors
 from games.engine import EngineError
 from games.engine.views import resign_offer  # issue 22: resign offered at any time (K3)
 from games.errors import InvalidSync, LoginRequired, MalformedFrame, UnknownFrame
@@ -157,10 +157,12 @@ class GameConsumer(JsonConsumer):
         await self.accept()
         await self.send_json(frame("hello", game=self.game_id, seat=self.seat, **access["hello"]))
         watch.add(self)
+        await presence.arrived(self)  # no push to a player watching (games/push.py)
 
     async def disconnect(self, code):
         watch.discard(self)
         if self.group:
+            await presence.left(self)
             await self.channel_layer.group_discard(self.group, self.channel_name)
         await self.leave_account()
 
@@ -384,6 +386,7 @@ class _Watch:
     async def run(self) -> None:
         while self.games or self.users:
             await asyncio.sleep(settings.SOCKET_HEARTBEAT_SECONDS)
+            await presence.renew(self.games)  # these sockets still watch their games
             try:
                 versions, waiting = await database_sync_to_async(selectors.heartbeat)(
                     games=list(self.games), users=list(self.users)

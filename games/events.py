@@ -29,7 +29,7 @@ from channels.layers import get_channel_layer
 from django.conf import settings
 from rest_framework.utils.encoders import JSONEncoder
 
-from games import engine
+from games import engine, push
 
 log = logging.getLogger(__name__)
 
@@ -184,6 +184,7 @@ def entry_committed(
     mailbox (the task is named, not imported: tasks call services, not the other way). When
     the turn is a computer opponent's (`bot`), its task is queued instead."""
     _send(game_group(game_id), message)
+    push.entry_committed(game_id=game_id, message=message, your_turn=your_turn)  # devices
     if your_turn is None:
         return
     if bot:
@@ -212,6 +213,7 @@ def bot_turn_started(*, game_id: int, version: int, seat: int) -> None:
 
 def chat_posted(*, game_id: int, message: dict) -> None:
     _send(game_group(game_id), ChatMessage(type="game.chat", message=_plain(message)))
+    push.chat_posted(game_id=game_id, message=_plain(message))  # the players' devices
 
 
 def chat_hidden(*, game_id: int, message_id: int) -> None:

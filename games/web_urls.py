@@ -3,7 +3,7 @@
 from django.urls import path
 
 from accounts import web as account_web
-from games import player_web, web
+from games import player_web, web, web_push
 from taxi_project.i18n import ScriptCatalog
 
 app_name = "web"
@@ -24,4 +24,6 @@ urlpatterns = [
     path("profile", account_web.profile_page, name="profile"),
     path("players/<int:user_id>", player_web.player_profile_page, name="player"),
     path("leaderboard", player_web.leaderboard_page, name="leaderboard"),
+    # the service worker, at the root so that its scope is the whole site (games/web_push.py)
+    path("push-worker.js", web_push.service_worker, name="push-worker"),
 ]

@@ -286,6 +286,20 @@ REST_KNOX = {
 # issue 22: GET /api/v1/games/{id}/stream writes a keep-alive line after this many idle seconds
 STREAM_KEEPALIVE_SECONDS = float(os.environ.get("STREAM_KEEPALIVE_SECONDS", "20"))
 
+# issue 22: push notifications (accounts/push.py, games/push.py, docs/api.md "Push").
+# VAPID (RFC 8292): the server's key pair for Web Push; unset in DEBUG, a development pair is
+# kept in var/ (accounts/vapid.py); unset otherwise, Web Push is off.
+VAPID_PRIVATE_KEY = os.environ.get("VAPID_PRIVATE_KEY", "")
+VAPID_PUBLIC_KEY = os.environ.get("VAPID_PUBLIC_KEY", "")
+VAPID_SUBJECT = os.environ.get("VAPID_SUBJECT", "mailto:admin@localhost")
+VAPID_DEV_KEYS = DEBUG and not VAPID_PRIVATE_KEY
+# Push services are https; plain http endpoints only for local work (a test's own endpoint).
+PUSH_INSECURE_ENDPOINTS = env_bool("PUSH_INSECURE_ENDPOINTS", DEBUG)
+# service -> sender class (accounts/push_backends.py documents the interface for APNs or FCM)
+PUSH_BACKENDS = {"webpush": "accounts.push_backends.WebPushBackend"}
+# how long a push service keeps a notification for a device that is offline
+PUSH_TTL_SECONDS = int(os.environ.get("PUSH_TTL_SECONDS", str(24 * 3600)))
+
 # --- Redis, or the embedded fallbacks -------------------------------------------------------
 REDIS_URL = os.environ.get("REDIS_URL", "")
 
