@@ -184,7 +184,8 @@ def entry_committed(
     mailbox (the task is named, not imported: tasks call services, not the other way). When
     the turn is a computer opponent's (`bot`), its task is queued instead."""
     _send(game_group(game_id), message)
-    push.entry_committed(game_id=game_id, message=message, your_turn=your_turn)  # devices
+    # devices (a bot has none: not looked for)
+    push.entry_committed(game_id=game_id, message=message, your_turn=None if bot else your_turn)
     if your_turn is None:
         return
     if bot:
