@@ -117,3 +117,79 @@ def test_settings_save_and_the_worker_shows_a_push(ana, web_server, chromium):
         }
     ]
     assert problems == []
+
+
+def subscription_sessions(user_id: int) -> list[str]:
+    """The session keys of the user's browser subscriptions (read in a thread of its own)."""
+
+    def read():
+        from django.db import connection
+
+        from accounts.models import PushSubscription
+
+        try:
+            return list(
+                PushSubscription.objects.filter(user_id=user_id).values_list(
+                    "session_key", flat=True
+                )
+            )
+        finally:
+            connection.close()
+
+    with ThreadPoolExecutor(1) as pool:
+        return pool.submit(read).result()
+
+
+def test_a_new_login_registers_the_browsers_subscription_again(ana, web_server, chromium):
+    """A browser subscription lives with its session: after logging out and in again, the first
+    page registers it for the new session (push-renew.js), once, not on every page."""
+    from base64 import urlsafe_b64encode
+
+    from cryptography.hazmat.primitives.asymmetric import ec
+    from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
+
+    def b64(data: bytes) -> str:
+        return urlsafe_b64encode(data).rstrip(b"=").decode()
+
+    point = ec.generate_private_key(ec.SECP256R1()).public_key()
+    keys = {
+        "p256dh": b64(point.public_bytes(Encoding.X962, PublicFormat.UncompressedPoint)),
+        "auth": b64(uuid.uuid4().bytes),
+    }
+    endpoint = f"https://push.example.test/{uuid.uuid4().hex}"
+    username, password, user_id = ana
+    base = web_server.url("")
+    problems: list[str] = []
+    page = watched_page(chromium, problems)
+    # headless Chromium has no push service to subscribe at: this browser "has" a subscription
+    page.context.add_init_script(
+        "(() => { const sub = " + json.dumps({"endpoint": endpoint, "keys": keys}) + ";"
+        "const fake = {endpoint: sub.endpoint, toJSON: () => sub};"
+        "navigator.serviceWorker.getRegistration = async () =>"
+        " ({pushManager: {getSubscription: async () => fake}}); })()"
+    )
+    posts: list[str] = []
+    page.on(
+        "request",
+        lambda r: (
+            posts.append(r.url)
+            if r.method == "POST" and r.url.endswith("/push-subscriptions")
+            else None
+        ),
+    )
+    with page.expect_response(lambda r: r.url.endswith("/push-subscriptions")):
+        log_in(page, base, username, password)
+    first = subscription_sessions(user_id)
+    assert len(first) == 1 and first[0]
+    page.goto(f"{base}/rules")
+    page.goto(f"{base}/")
+    page.wait_for_load_state("networkidle")
+    assert len(posts) == 1  # once a session, not on every page
+
+    page.click("#logout-button")
+    page.wait_for_load_state()
+    with page.expect_response(lambda r: r.url.endswith("/push-subscriptions")):
+        log_in(page, base, username, password)
+    second = subscription_sessions(user_id)
+    assert len(second) == 1 and second[0] and second != first
+    assert problems == []
