@@ -21,7 +21,7 @@ import uuid
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
-from games import engine, selectors
+from games import engine, repository, selectors
 from games.engine.options import MOVEMENTS, Options
 from games.engine.simulate import play
 from games.models import CLOCK_SECONDS, Clock, Game, GameEntry
@@ -129,12 +129,12 @@ def generate(
         for seat, join in enumerate(current.seat_players)
     ]
     when = started_at
-    _summarise(row, current, 0, when)
+    repository.summarise(row, current, version=0, now=when)
     entries = [_line((game_id, 0, None, None, None, first, None, None, when))]
     for seq, action in enumerate(actions, start=1):
         when = when + step
         notifications = current.apply(action)
-        _summarise(row, current, seq, when)
+        repository.summarise(row, current, version=seq, now=when)
         seat = action.seat
         entry = GameEntry(seq=seq, notifications=notifications)
         response = selectors.entry_response(row, current, entry, seat, None)
@@ -159,21 +159,6 @@ def generate(
         row.turn_started_at = running_due_at - timedelta(seconds=row.turn_seconds)
         row.next_deadline_at = running_due_at
     return Rows(_line(getattr(row, name) for name in GAME_COLUMNS), seats, entries)
-
-
-def _summarise(row: Game, current: engine.Game, version: int, now: datetime) -> None:
-    """The row's summary after an entry, as games/repository.py writes it."""
-    row.version = version
-    row.active_seat = current.current_player()
-    if current.turn != row.turn_number or row.turn_started_at is None:
-        row.turn_number = current.turn
-        row.turn_started_at = now
-    row.deadlines_reached = current.deadline
-    if current.over:
-        row.status = Game.Status.ABORTED if current.aborted else Game.Status.FINISHED
-        row.finished_at = now
-        row.result = current.result
-    row.next_deadline_at = row.compute_next_deadline()
 
 
 def copy_rows(cursor, batch: list[Rows]) -> int:

@@ -241,7 +241,7 @@ def append(loaded: Loaded, entry: NewEntry, *, expected_version: int) -> GameEnt
         raise VersionConflict(game.pk)
     notifications = current.apply(entry.action)
     seq = expected_version + 1
-    _summarise(game, current, version=seq)
+    summarise(game, current, version=seq)
     public = selectors.seed_as_text(engine.public_view(current))  # the answer and the push
     row = GameEntry(
         game=game,
@@ -299,15 +299,18 @@ def begin(game: Game, started: engine.Game, notifications: list[dict]) -> GameEn
     """The log's first entry (seq 0: the setup, no action) of a game its caller has locked
     and set up, and the row's summary; published after commit like any entry."""
     entry = GameEntry.objects.create(game=game, seq=0, action=None, notifications=notifications)
-    _summarise(game, started, version=0)
+    summarise(game, started, version=0)
     game.save()
     _after_commit(Loaded(game, _seats(game.pk), started), 0, notifications)
     return entry
 
 
-def _summarise(game: Game, current: engine.Game, *, version: int) -> None:
-    """The game row's summary of its log after `current`; a new turn restarts the clock."""
-    now = timezone.now()
+def summarise(
+    game: Game, current: engine.Game, *, version: int, now: datetime | None = None
+) -> None:
+    """The game row's summary of its log after `current`; a new turn restarts the clock.
+    `now`: the time of the entry (the present, but for bench/_history.py's made-up history)."""
+    now = now or timezone.now()
     game.version = version
     game.active_seat = current.current_player()
     if current.turn != game.turn_number or game.turn_started_at is None:

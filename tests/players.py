@@ -84,3 +84,20 @@ def finished_game(players: list[Player], *, max_turns: int = 2000, **options) ->
             return game_id
         play_turn(game_id, by_seat)
     raise AssertionError(f"game {game_id} did not end in {max_turns} turns")
+
+
+def finished_by_autopilot(players: list[Player], **options) -> int:
+    """A game started over the API and played to its end by the autopilot straight through the
+    repository's append (the write path, with its ratings hook), without HTTP. Its id."""
+    from games import repository
+
+    game_id = start_game(players, **{"movement": "faster", **options})
+    loaded = repository.load(game_id)
+    users = {seat.seat: seat.user_id for seat in loaded.seats}
+    while not loaded.state.over:
+        seat = loaded.state.current_player()
+        entry = repository.NewEntry(
+            engine.autopilot_action(loaded.state), actor=User(pk=users[seat]), seat=seat
+        )
+        repository.append(loaded, entry, expected_version=loaded.game.version)
+    return game_id

@@ -69,7 +69,7 @@ def test_append_sql_writes_the_rows_the_orm_writes(make_player):
         seat = loaded.state.current_player()
         action = engine.autopilot_action(loaded.state)
         loaded.state.apply(action)
-        repository._summarise(loaded.game, loaded.state, version=1)
+        repository.summarise(loaded.game, loaded.state, version=1)
         row = GameEntry(
             game=loaded.game, seq=1, actor_id=loaded.seats[0].user_id, seat=seat,
             action=engine.encode_action(action), notifications=[{"type": "x", "seat": seat}],

@@ -4,29 +4,14 @@ from __future__ import annotations
 
 from django.test import Client
 
-from accounts.models import User
-from games import engine, repository
 from games.models import PlayerRating
-from tests.players import start_game
-
-
-def _finished_fast(players, **options) -> int:
-    game_id = start_game(players, movement="faster", **options)
-    loaded = repository.load(game_id)
-    users = {seat.seat: seat.user_id for seat in loaded.seats}
-    while not loaded.state.over:
-        seat = loaded.state.current_player()
-        entry = repository.NewEntry(
-            engine.autopilot_action(loaded.state), actor=User(pk=users[seat]), seat=seat
-        )
-        repository.append(loaded, entry, expected_version=loaded.game.version)
-    return game_id
+from tests.players import finished_by_autopilot, start_game
 
 
 def test_a_profile_holds_the_rating_history_and_statistics(make_player):
     ana, ben, cy = make_player(), make_player(), make_player()
-    first = _finished_fast([ana, ben])
-    _finished_fast([ana, ben, cy])
+    first = finished_by_autopilot([ana, ben])
+    finished_by_autopilot([ana, ben, cy])
     running = start_game([ana, cy], movement="faster")
     profile = cy.get(f"/api/v1/players/{ana.user.pk}").json()
     assert profile["user"]["id"] == ana.user.pk
@@ -50,8 +35,8 @@ def test_a_new_player_has_the_starting_rating_and_no_history(make_player):
 
 def test_the_leaderboard_is_paged_best_first_and_by_player_count(make_player):
     ana, ben, cy = make_player(), make_player(), make_player()
-    _finished_fast([ana, ben])
-    _finished_fast([ana, ben, cy])
+    finished_by_autopilot([ana, ben])
+    finished_by_autopilot([ana, ben, cy])
     board = ana.get("/api/v1/leaderboard").json()
     assert board["count"] == 3
     ordinals = [row["ordinal"] for row in board["results"]]
@@ -75,8 +60,8 @@ def _browser(player) -> Client:
 
 def test_the_profile_page_draws_the_rating_history_as_svg(make_player):
     ana, ben = make_player(), make_player()
-    _finished_fast([ana, ben])
-    _finished_fast([ana, ben])
+    finished_by_autopilot([ana, ben])
+    finished_by_autopilot([ana, ben])
     page = _browser(ben).get(f"/players/{ana.user.pk}")
     html = page.content.decode()
     assert page.status_code == 200
@@ -88,7 +73,7 @@ def test_the_profile_page_draws_the_rating_history_as_svg(make_player):
 
 def test_the_leaderboard_page_links_to_profiles_and_table_sizes(make_player):
     ana, ben = make_player(), make_player()
-    _finished_fast([ana, ben])
+    finished_by_autopilot([ana, ben])
     html = _browser(ana).get("/leaderboard").content.decode()
     assert f'href="/players/{ana.user.pk}"' in html and 'href="/leaderboard?players=4"' in html
     by_size = _browser(ana).get("/leaderboard?players=3").content.decode()

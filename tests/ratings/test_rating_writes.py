@@ -6,12 +6,11 @@ from __future__ import annotations
 import pytest
 from django.core.management import CommandError, call_command
 
-from accounts.models import User
 from games import engine, repository, state
 from games.models import Game, PlayerRating, RatingChange
 from games.ratings import PairCounts, Rating, rate
 from games.services.ratings import finished_game
-from tests.players import play_turn, seat_players, start_game
+from tests.players import finished_by_autopilot, play_turn, seat_players, start_game
 
 
 def _play_out(game_id, players, *, resign_seat=None, max_turns=2000) -> None:
@@ -34,18 +33,7 @@ def _finished(players, *, resign_seat=None, **options) -> Game:
 
 
 def _finished_fast(players, **options) -> Game:
-    """A game started over the API and played to its end by the autopilot straight through
-    the repository's append (the write path that holds the ratings hook), without HTTP."""
-    game_id = start_game(players, movement="faster", **options)
-    loaded = repository.load(game_id)
-    users = {seat.seat: seat.user_id for seat in loaded.seats}
-    while not loaded.state.over:
-        seat = loaded.state.current_player()
-        entry = repository.NewEntry(
-            engine.autopilot_action(loaded.state), actor=User(pk=users[seat]), seat=seat
-        )
-        repository.append(loaded, entry, expected_version=loaded.game.version)
-    return Game.objects.get(pk=game_id)
+    return Game.objects.get(pk=finished_by_autopilot(players, **options))
 
 
 def _expected(game: Game, priors=None) -> dict:
