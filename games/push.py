@@ -33,7 +33,8 @@ from accounts.middleware import user_language
 from accounts.models import PushSubscription, User
 from accounts.tasks import push_deliver
 from games import presence
-from games.models import ChatMessage, Game, GameEntry, Seat
+from games.models import ChatMessage, Game, GameEntry
+from games.services import notifications
 from games.wording import describe
 
 log = logging.getLogger(__name__)
@@ -80,12 +81,10 @@ def chat_posted(*, game_id: int, message: dict) -> None:
 
 def _your_turn(game: Game, user: User, version: int) -> dict | None:
     """Still this user's turn at `version`: the title, and what happened last as the body."""
-    if game.version != version or game.status != Game.Status.PLAYING:
+    news = notifications.turn_news(game, user, version)
+    if news is None:
         return None
-    if not Seat.objects.filter(game=game, user=user, seat=game.active_seat).exists():
-        return None
-    last = GameEntry.objects.filter(game=game, seq=version).first()
-    lines = [describe(note) for note in (last.notifications if last else [])]
+    lines = [describe(note) for note in news]
     return {"title": _("Your turn in game %(game)s") % {"game": game.pk}, "body": "\n".join(lines)}
 
 

@@ -14,16 +14,28 @@ from games.models import Game, GameEntry, Seat
 from games.wording import describe
 
 
+def turn_news(game: Game, user, version: int) -> list[dict] | None:
+    """If the game still waits on `user` at `version`: the notifications of the entry that
+    began the turn (what happened last), for an e-mail or a push to tell. None if it moved on
+    (the task ran late) or it is not the user's turn."""
+    if game.version != version or game.status != Game.Status.PLAYING:
+        return None
+    if not Seat.objects.filter(game=game, user=user, seat=game.active_seat).exists():
+        return None
+    last = GameEntry.objects.filter(game=game, seq=version).first()
+    return last.notifications if last is not None else []
+
+
 def turn_email_send(*, user_id: int, game_id: int, version: int) -> bool:
     """Send "your turn" if the game still waits on this user at `version`."""
-    game = Game.objects.filter(pk=game_id, version=version, status=Game.Status.PLAYING).first()
+    game = Game.objects.filter(pk=game_id).first()
     user = User.objects.filter(pk=user_id, email_on_turn=True).exclude(email="").first()
     if game is None or user is None:
         return False
-    if not Seat.objects.filter(game=game, user=user, seat=game.active_seat).exists():
+    news = turn_news(game, user, version)
+    if news is None:
         return False
     deadline = game.turn_deadline_at
-    last = GameEntry.objects.filter(game=game, seq=game.version).first()
     # In the reader's language: their profile's, else the site's (an e-mail has no browser).
     with translation.override(user_language(user) or settings.LANGUAGE_CODE):
         values = {"user": user, "game": game.pk}
@@ -35,9 +47,9 @@ def turn_email_send(*, user_id: int, game_id: int, version: int) -> bool:
             lines.append(
                 _("Your time runs out at %(time)s UTC.") % {"time": f"{deadline:%Y-%m-%d %H:%M}"}
             )
-        if last is not None and last.notifications:
+        if news:
             lines += ["", _("What happened last:")]
-            lines += [f"- {describe(note)}" for note in last.notifications]
+            lines += [f"- {describe(note)}" for note in news]
         subject = _("Your turn in game %(game)s") % values
     send_mail(subject, "\n".join(lines), None, [user.email])
     return True
