@@ -465,17 +465,18 @@ async def run_level(run: Run, session, players, games: int, args) -> dict:
 
 
 async def paced_moves(
-    run: Run, session, pairs, options, args, meter: CpuMeter, rate: float
+    run: Run, session, pairs, options, args, meter: CpuMeter, rate: float, stats=None
 ) -> dict:
     """The same K games, with players who think: together they offer `rate` moves/s
     (each pair a move every K / rate seconds on average, at Poisson times). The latency a
-    player sees at that load."""
+    player sees at that load. `stats`: a fresh `_client.Stats` to keep the window's
+    latencies in (bench/scale.py pools several windows)."""
     interval = len(pairs) / rate
     log(
         f"K={len(pairs)}: paced moves, {rate:.1f}/s offered (a move every {interval:.3f} s "
         f"per game on average), {args.warmup:g} s warm-up + {args.duration:g} s"
     )
-    stats = _client.Stats()
+    stats = _client.Stats() if stats is None else stats
     now = time.perf_counter()
     window = _client.Window(now + args.warmup, now + args.warmup + args.duration)
     cpu_task = asyncio.create_task(_meter_window(meter, window))
