@@ -465,12 +465,13 @@ async def run_level(run: Run, session, players, games: int, args) -> dict:
 
 
 async def paced_moves(
-    run: Run, session, pairs, options, args, meter: CpuMeter, rate: float, stats=None
+    run: Run, session, pairs, options, args, meter: CpuMeter, rate: float, stats=None, firsts=None
 ) -> dict:
     """The same K games, with players who think: together they offer `rate` moves/s
     (each pair a move every K / rate seconds on average, at Poisson times). The latency a
     player sees at that load. `stats`: a fresh `_client.Stats` to keep the window's
-    latencies in (bench/scale.py pools several windows)."""
+    latencies in; `firsts`: each pair's game, set up beforehand (`_client.open_game`), so that
+    no setup falls in the window (bench/scale.py pools several short windows)."""
     interval = len(pairs) / rate
     log(
         f"K={len(pairs)}: paced moves, {rate:.1f}/s offered (a move every {interval:.3f} s "
@@ -482,8 +483,10 @@ async def paced_moves(
     cpu_task = asyncio.create_task(_meter_window(meter, window))
     results = await asyncio.gather(
         *(
-            _client.play_games(session, run.base, pair, options, window, stats, interval=interval)
-            for pair in pairs
+            _client.play_games(
+                session, run.base, pair, options, window, stats, first, interval=interval
+            )
+            for pair, first in zip(pairs, firsts or [None] * len(pairs), strict=True)
         ),
         return_exceptions=True,
     )
