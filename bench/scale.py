@@ -58,6 +58,7 @@ import random
 import secrets
 import shutil
 import signal
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -592,7 +593,7 @@ def goals(level: dict) -> dict:
                        "pass": ratio is not None and ratio <= GOAL_FACTOR}  # fmt: skip
     if rounds:  # how far one round's pair of windows may stray from the pooled figure
         found["move_p99"]["per_round"] = {
-            "median": rounds[len(rounds) // 2],
+            "median": statistics.median(rounds),
             "min": rounds[0],
             "max": rounds[-1],
         }
@@ -679,7 +680,8 @@ def report(levels: list[dict]) -> dict:
         print(f"verify_games at {lv['finished']:,}+{lv['running']:,}: "
               f"{extra['games_per_s']} games/s, {extra['entries_per_s']:,} entries/s; "
               f"machine speed {lv['machine_speed_ms']} ms")  # fmt: skip
-    for name, goal in last["goals"].items():
+    found = goals(last)  # from the figures (a --report of an older file: the same rule)
+    for name, goal in found.items():
         print(
             f"goal at {last['finished']:,}+{last['running']:,}: {name} full ÷ empty ≤ "
             f"{GOAL_FACTOR}: {_f(goal['full'], '.2f')} ÷ {_f(goal['empty'], '.2f')} = "
@@ -689,7 +691,7 @@ def report(levels: list[dict]) -> dict:
             r = goal["per_round"]
             print(f"  the same, round by round: median {r['median']:.2f} "
                   f"({r['min']:.2f}–{r['max']:.2f})")  # fmt: skip
-    return last["goals"]
+    return found
 
 
 # ---------------------------------------------------------------------------------- main
