@@ -466,6 +466,8 @@ async def measure_moves(sides: list[Side], session, args) -> dict:
     moves: dict = {}
     unpaced_args = copy.copy(args)
     unpaced_args.rate = unpaced_args.rate_fraction = 0  # run_level's own paced phase: not here
+    # long enough for a fresh server's first requests to weigh nothing in the capacity
+    unpaced_args.warmup, unpaced_args.duration = args.unpaced_warmup, args.unpaced_duration
     for side in sides:
         log(f"{side.name}: unpaced moves")
         level = await api.run_level(side.run, session, side.players, args.games, unpaced_args)
@@ -711,7 +713,10 @@ def parse_args(argv=None):
     parser.add_argument("--duration", type=float, default=6.0, help="s of a measured window")
     parser.add_argument("--rounds", type=int, default=10,
                         help="paced windows and sweeps per database and size (10)")  # fmt: skip
-    parser.add_argument("--warmup", type=float, default=1.0)
+    parser.add_argument("--warmup", type=float, default=1.0, help="s before a paced window")
+    parser.add_argument("--unpaced-duration", type=float, default=15.0,
+                        help="s of unpaced moves (the capacity; after 5 s of warm-up)")  # fmt: skip
+    parser.add_argument("--unpaced-warmup", type=float, default=5.0)
     parser.add_argument("--get-duration", type=float, default=8.0)
     parser.add_argument("--rate-fraction", type=float, default=0.5)
     parser.add_argument("--rate", type=float, default=0.0, help="paced moves/s (0: the fraction)")
@@ -741,6 +746,7 @@ def parse_args(argv=None):
     if args.quick:
         args.sizes = args.sizes or ",".join(f"{f}:{r}" for f, r in QUICK_SIZES)
         args.games, args.duration, args.get_duration = 10, 3.0, 2.0
+        args.unpaced_duration, args.unpaced_warmup = 4.0, 2.0
         args.rounds, args.due, args.verify = 2, 30, 20
         args.distinct = min(args.distinct, 300)
     sizes = SIZES
