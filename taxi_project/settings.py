@@ -138,6 +138,11 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
     DATABASES["default"].setdefault("OPTIONS", {}).update(
         {"server_side_binding": True, "prepare_threshold": 2}
     )
+    # No JIT compilation: every statement here is a short one, but on a large table the planner
+    # estimates some (the count of the finished-games page) above jit_above_cost and compiled
+    # them on each run: 63 of that count's 108 ms at 100,000 finished games (BENCHMARKS.md,
+    # Scale). A DATABASE_URL that sets its own ?options= keeps them.
+    DATABASES["default"]["OPTIONS"].setdefault("options", "-c jit=off")
     _pool_max = int(os.environ.get("DB_POOL_MAX_SIZE", "8"))
     if _pool_max > 0:
         DATABASES["default"].setdefault("OPTIONS", {})["pool"] = {

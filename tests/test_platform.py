@@ -10,7 +10,7 @@ from asgiref.sync import async_to_sync
 from channels.layers import get_channel_layer
 from django.conf import settings
 from django.contrib.auth import authenticate, get_user_model
-from django.db import OperationalError, connection
+from django.db import OperationalError, connection, transaction
 
 
 @pytest.mark.django_db
@@ -58,6 +58,20 @@ def test_database_is_postgresql():
         cursor.execute("SELECT version()")
         (version,) = cursor.fetchone()
     assert version.startswith("PostgreSQL")
+
+
+@pytest.mark.postgres
+@pytest.mark.django_db
+def test_the_servers_connections_compile_no_statement_just_in_time():
+    """A short statement the planner costs high on a large table (the finished-games count)
+    spent more time in JIT compilation than running: the connections turn JIT off."""
+    with transaction.atomic(), connection.cursor() as cursor:
+        cursor.execute("SHOW jit")
+        assert cursor.fetchone() == ("off",)
+        cursor.execute("SET LOCAL jit_above_cost = 0")  # with JIT on, even this would compile
+        cursor.execute("EXPLAIN (ANALYZE, FORMAT JSON) SELECT count(*) FROM games_game")
+        (plan,) = cursor.fetchone()
+    assert "JIT" not in plan[0]
 
 
 def _channel_layer_round_trip(layer) -> dict:
