@@ -11,6 +11,7 @@ every time both are available they are compared (`legal_mismatches`, expected 0)
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import random
 import time
 import uuid
@@ -343,9 +344,10 @@ async def play_games(
     first: tuple[Table, int, dict] | None = None,
     check_legal: bool = True,
     interval: float | None = None,
-) -> None:
+) -> tuple[Table, int, dict] | None:
     """Play complete games with two players, one after another, until the window closes:
-    `first` (a game already set up), then new ones.
+    `first` (a game already set up), then new ones. Returns the game still in play when the
+    window closed (a `first` for the next window), or None.
 
     One request in flight at a time (the player to move waits for the answer, like a person).
     `interval`: the players think, `interval` seconds between this pair's moves on average:
@@ -360,6 +362,7 @@ async def play_games(
     Only moves wholly inside the window are counted."""
     clock = time.perf_counter
     next_at = None if interval is None else clock() + random.expovariate(1 / interval)
+    ongoing = None
     while clock() < window.end:
         if first is not None:
             (table, version, view), first = first, None
@@ -430,6 +433,10 @@ async def play_games(
             else:
                 version, view = await game_view(session, base, table, table.by_seat[active])
                 mover = active
+        ongoing = None
+        if view["status"] == "playing":  # the window closed in mid-game: the next may go on
+            ongoing = (dataclasses.replace(table, active_seat=mover), version, view)
+    return ongoing
 
 
 async def get_loop(

@@ -471,7 +471,9 @@ async def paced_moves(
     (each pair a move every K / rate seconds on average, at Poisson times). The latency a
     player sees at that load. `stats`: a fresh `_client.Stats` to keep the window's
     latencies in; `firsts`: each pair's game, set up beforehand (`_client.open_game`), so that
-    no setup falls in the window (bench/scale.py pools several short windows)."""
+    no setup falls in the window, replaced in the list by the game each pair was playing when
+    the window closed (None if none), for the next window (bench/scale.py pools several short
+    windows back to back)."""
     interval = len(pairs) / rate
     log(
         f"K={len(pairs)}: paced moves, {rate:.1f}/s offered (a move every {interval:.3f} s "
@@ -494,6 +496,8 @@ async def paced_moves(
     crashed = [r for r in results if isinstance(r, BaseException)]
     if crashed:
         raise RuntimeError(f"{len(crashed)} paced game loops failed; first: {crashed[0]!r}")
+    if firsts is not None:
+        firsts[:] = results
     paced = _summary(stats, window)
     paced.update(offered_per_s=rate, interval_s=interval, cpu=cpu)
     return paced

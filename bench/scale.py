@@ -23,16 +23,18 @@ Needs PostgreSQL (`--pg-url`; a role that may create databases) and Redis. What 
    same rows and sizes without hours of engine time. Running games get a turn-based clock due
    at a time spread over the next `--due-hours`. Then VACUUM ANALYZE, as autovacuum would.
    `--reuse-db` keeps a growing database left by an earlier `--keep-db` run and only adds what
-   a size lacks (hours of copying at 100,000 games, done once).
+   a size lacks (the 100,000-game fill took 10 min on a quiet machine, 49 GB).
 3. Measures, at that size, on both databases in turn (the machine is shared and its speed
    drifts: windows alternate empty, full, full, empty, … so that drift falls on both alike,
    and the goals compare figures pooled over all windows of one run):
    - moves over HTTP (bench/api.py's `run_level`: K games played unpaced, the trivial GET
-     /api/v1/me), then `--rounds` paced windows on each, players offering `--rate-fraction`
-     of the move rate the empty database carried unpaced: p50/p99 of every window pooled;
+     /api/v1/me; `--unpaced-rounds` runs on each, alternating), then `--rounds` paced windows
+     of `--duration` s on each (each going on with the games the side's last window left),
+     players offering `--rate-fraction` of the move rate the empty database carried unpaced:
+     p50/p99 of every window pooled, and a bootstrap interval of the p99 ratio;
    - the deadline sweep (games/services/clocks.py `deadlines_sweep`, in a process of its own
      per window, bench/_sweep.py): an idle tick (nothing due) and a tick with `--due` running
-     games made due, `--rounds` windows on each: ms per tick, per due game;
+     games made due, `--sweep-rounds` windows on each: ms per tick, per due game;
    - a finished game's log (GET …/log, the whole first page) and export (GET …/export);
    - the lobby page (/), its lists (/lobby/lists), the lobby API (/api/v1/tables), "my games"
      (/api/v1/me/games) and the finished games (/api/v1/games/finished), as the viewer;
@@ -460,6 +462,24 @@ def _history_users(prefix: str, count: int, reuse: bool) -> list[int]:
     return kept + [u.pk for u in made]
 
 
+def _unpaced(levels: list[dict]) -> dict:
+    """Several unpaced runs of one side (bench/api.py's `run_level`) as one: mean rates, CPU
+    per move over all of them."""
+    accepted = sum(lv["moves"]["accepted"] for lv in levels) or 1
+    cpu = {
+        k: sum(lv["moves"]["cpu"][k] for lv in levels) for k in ("server_cpu_s", "postgres_cpu_s")
+    }
+    return {
+        "runs": len(levels),
+        "per_s": statistics.mean(lv["moves"]["per_s"] for lv in levels),
+        "get_per_s": statistics.mean(lv["get_me"]["per_s"] for lv in levels),
+        "ratio_moves_per_get": statistics.mean(lv["ratio_moves_per_get"] for lv in levels),
+        "server_cpu_ms_per_move": 1000 * cpu["server_cpu_s"] / accepted,
+        "postgres_cpu_ms_per_move": 1000 * cpu["postgres_cpu_s"] / accepted,
+        "errors": sum(lv["moves"]["errors"] for lv in levels),
+    }
+
+
 async def measure_moves(sides: list[Side], session, args) -> dict:
     """Unpaced K games and GET /me on each side (capacity, CPU per move), then `--rounds` paced
     windows on each in ABBA order, at `--rate-fraction` of the empty side's unpaced rate."""
@@ -468,26 +488,37 @@ async def measure_moves(sides: list[Side], session, args) -> dict:
     unpaced_args.rate = unpaced_args.rate_fraction = 0  # run_level's own paced phase: not here
     # long enough for a fresh server's first requests to weigh nothing in the capacity
     unpaced_args.warmup, unpaced_args.duration = args.unpaced_warmup, args.unpaced_duration
-    for side in sides:
-        log(f"{side.name}: unpaced moves")
+    runs: dict = {side.name: [] for side in sides}
+    for r, side in _alternating(sides, args.unpaced_rounds):
+        log(f"{side.name}: unpaced moves {r + 1}/{args.unpaced_rounds}")
         level = await api.run_level(side.run, session, side.players, args.games, unpaced_args)
-        moves[side.name] = {"unpaced": level}
-    empty_rate = moves["empty"]["unpaced"]["moves"]["per_s"]
+        runs[side.name].append(level)
+    for side in sides:
+        moves[side.name] = {"unpaced": _unpaced(runs[side.name]), "unpaced_runs": runs[side.name]}
+    empty_rate = moves["empty"]["unpaced"]["per_s"]
     rate = args.rate or args.rate_fraction * empty_rate
     pooled = {side.name: [] for side in sides}
+    by_window: dict = {side.name: [] for side in sides}
     windows = {side.name: [] for side in sides}
     options = {"movement": args.movement}
+    ongoing = {side.name: [None] * len(side.pairs) for side in sides}
     for r, side in _alternating(sides, args.rounds):
-        log(f"{side.name}: paced window {r + 1}/{args.rounds}")
+        if r % 10 == 0 or r == args.rounds - 1:
+            log(f"{side.name}: paced window {r + 1}/{args.rounds}")
         stats = _client.Stats()
-        firsts = await asyncio.gather(
-            *(_client.open_game(session, side.run.base, p, options, stats) for p in side.pairs)
-        )
+        # each window goes on with the games the side's last one left (no setup inside it)
+        games = ongoing[side.name]
+        for i, game in enumerate(games):
+            if game is None:
+                games[i] = await _client.open_game(
+                    session, side.run.base, side.pairs[i], options, stats
+                )
         meter = api.CpuMeter(side.run.server.pid)
         window = await api.paced_moves(
-            side.run, session, side.pairs, options, args, meter, rate, stats, firsts
+            side.run, session, side.pairs, options, args, meter, rate, stats, games
         )
         pooled[side.name] += stats.latencies
+        by_window[side.name].append(stats.latencies)
         window.pop("timeline", None)
         windows[side.name].append(window)
     for side in sides:
@@ -501,15 +532,36 @@ async def measure_moves(sides: list[Side], session, args) -> dict:
             "errors": errors,
             "windows": windows[side.name],
         }
+    low, high = await asyncio.to_thread(
+        p99_ratio_interval, by_window["empty"], by_window["full"], random.Random(args.rounds)
+    )
+    moves["p99_ratio_interval_90"] = [round(low, 3), round(high, 3)]
     return moves
 
 
+def p99_ratio_interval(empty: list, full: list, rng, resamples: int = 1000) -> tuple:
+    """A 90 % interval of the pooled p99 ratio (full ÷ empty) by bootstrap over rounds: a
+    round is one window of each side, so resampling rounds keeps what they shared (the
+    machine's state at that moment); the spread says how far this run's ratio may be from
+    what the same machine would give over many more rounds."""
+    rounds = list(zip(empty, full, strict=True))
+    ratios = []
+    for _ in range(resamples):
+        pick = [rounds[rng.randrange(len(rounds))] for _ in rounds]
+        e = _client.percentile([x for a, _ in pick for x in a], 99)
+        f = _client.percentile([x for _, b in pick for x in b], 99)
+        if e and f:
+            ratios.append(f / e)
+    ratios.sort()
+    return ratios[int(0.05 * len(ratios))], ratios[int(0.95 * len(ratios)) - 1]
+
+
 async def measure_sweep(sides: list[Side], args) -> dict:
-    """`--rounds` sweeps of `--due` games made due on each side, ABBA; figures pooled."""
+    """`--sweep-rounds` sweeps of `--due` games made due on each side, ABBA; figures pooled."""
     runs: dict = {side.name: [] for side in sides}
-    for r, side in _alternating(sides, args.rounds):
+    for r, side in _alternating(sides, args.sweep_rounds):
         due_ids = await asyncio.to_thread(side.filler.due_games, args.due)
-        log(f"{side.name}: sweep {r + 1}/{args.rounds} on {len(due_ids)} games made due")
+        log(f"{side.name}: sweep {r + 1}/{args.sweep_rounds} on {len(due_ids)} games made due")
         runs[side.name].append(await asyncio.to_thread(side.sweep, due_ids))
     figures = {}
     for name, done in runs.items():
@@ -593,6 +645,8 @@ def goals(level: dict) -> dict:
         ratio = _ratio(a, b)
         found[name] = {"empty": a, "full": b, "ratio": ratio,
                        "pass": ratio is not None and ratio <= GOAL_FACTOR}  # fmt: skip
+    if "p99_ratio_interval_90" in level["moves"]:
+        found["move_p99"]["interval_90"] = level["moves"]["p99_ratio_interval_90"]
     if rounds:  # how far one round's pair of windows may stray from the pooled figure
         found["move_p99"]["per_round"] = {
             "median": statistics.median(rounds),
@@ -613,14 +667,7 @@ def report(levels: list[dict]) -> dict:
     """A column per size and database (empty, full, full ÷ empty); the goals at the largest."""
 
     def unpaced(side, key):
-        return lambda lv: lv["moves"][side]["unpaced"]["moves"].get(key)
-
-    def pg_ms(side):
-        def f(lv):
-            moves = lv["moves"][side]["unpaced"]["moves"]
-            return 1000 * moves["cpu"]["postgres_cpu_s"] / max(moves["accepted"], 1)
-
-        return f
+        return lambda lv: lv["moves"][side]["unpaced"][key]
 
     def read(side, name, key="p50_ms"):
         return lambda lv: lv["reads"][side][name][key]
@@ -629,10 +676,10 @@ def report(levels: list[dict]) -> dict:
     rows = [
         ("games / entries in the DB", None, None),
         ("moves/s unpaced (K)", lambda s: unpaced(s, "per_s"), ".1f"),
-        ("moves/s ÷ GET /me/s",
-         lambda s: lambda lv: lv["moves"][s]["unpaced"]["ratio_moves_per_get"], ".2f"),
+        ("moves/s ÷ GET /me/s", lambda s: unpaced(s, "ratio_moves_per_get"), ".2f"),
         ("server CPU ms per move (unpaced)", lambda s: unpaced(s, "server_cpu_ms_per_move"), ".2f"),
-        ("PostgreSQL CPU ms per move (unpaced)", pg_ms, ".2f"),
+        ("PostgreSQL CPU ms per move (unpaced)",
+         lambda s: unpaced(s, "postgres_cpu_ms_per_move"), ".2f"),
         ("paced: offered moves/s", lambda s: lambda lv: lv["moves"][s]["paced"]["offered_per_s"],
          ".1f"),
         ("paced: carried moves/s", lambda s: lambda lv: lv["moves"][s]["paced"]["carried_per_s"],
@@ -689,6 +736,9 @@ def report(levels: list[dict]) -> dict:
             f"{GOAL_FACTOR}: {_f(goal['full'], '.2f')} ÷ {_f(goal['empty'], '.2f')} = "
             f"{_f(goal['ratio'], '.2f')}  {'PASS' if goal['pass'] else 'FAIL'}"
         )
+        if "interval_90" in goal:
+            low, high = goal["interval_90"]
+            print(f"  90 % interval of that ratio (bootstrap over rounds): {low:.2f}–{high:.2f}")
         if "per_round" in goal:
             r = goal["per_round"]
             print(f"  the same, round by round: median {r['median']:.2f} "
@@ -710,13 +760,17 @@ def parse_args(argv=None):
     )  # fmt: skip
     parser.add_argument("--games", type=int, default=50, help="K, concurrent move games (50)")
     parser.add_argument("--workers", type=int, default=2, help="uvicorn workers per server (2)")
-    parser.add_argument("--duration", type=float, default=6.0, help="s of a measured window")
-    parser.add_argument("--rounds", type=int, default=10,
-                        help="paced windows and sweeps per database and size (10)")  # fmt: skip
-    parser.add_argument("--warmup", type=float, default=1.0, help="s before a paced window")
+    parser.add_argument("--duration", type=float, default=3.0, help="s of a paced window (3)")
+    parser.add_argument("--rounds", type=int, default=40,
+                        help="paced windows per database and size (40)")  # fmt: skip
+    parser.add_argument("--warmup", type=float, default=0.5, help="s before a paced window")
+    parser.add_argument("--sweep-rounds", type=int, default=10,
+                        help="sweeps per database and size (10)")  # fmt: skip
     parser.add_argument("--unpaced-duration", type=float, default=15.0,
                         help="s of unpaced moves (the capacity; after 5 s of warm-up)")  # fmt: skip
     parser.add_argument("--unpaced-warmup", type=float, default=5.0)
+    parser.add_argument("--unpaced-rounds", type=int, default=2,
+                        help="unpaced runs per database, alternating (2)")  # fmt: skip
     parser.add_argument("--get-duration", type=float, default=8.0)
     parser.add_argument("--rate-fraction", type=float, default=0.5)
     parser.add_argument("--rate", type=float, default=0.0, help="paced moves/s (0: the fraction)")
@@ -746,8 +800,8 @@ def parse_args(argv=None):
     if args.quick:
         args.sizes = args.sizes or ",".join(f"{f}:{r}" for f, r in QUICK_SIZES)
         args.games, args.duration, args.get_duration = 10, 3.0, 2.0
-        args.unpaced_duration, args.unpaced_warmup = 4.0, 2.0
-        args.rounds, args.due, args.verify = 2, 30, 20
+        args.unpaced_duration, args.unpaced_warmup, args.unpaced_rounds = 4.0, 2.0, 1
+        args.rounds, args.sweep_rounds, args.due, args.verify = 6, 2, 30, 20
         args.distinct = min(args.distinct, 300)
     sizes = SIZES
     if args.sizes:
