@@ -669,6 +669,17 @@ def report(levels: list[dict]) -> dict:
     def unpaced(side, key):
         return lambda lv: lv["moves"][side]["unpaced"][key]
 
+    def paced_cpu(side, key):
+        """CPU per move over every paced window: 40 alternations, where the 2 unpaced runs of
+        each side may fall on a slower moment of the machine."""
+
+        def f(lv):
+            windows = lv["moves"][side]["paced"]["windows"]
+            moves = sum(w["accepted"] for w in windows)
+            return 1000 * sum(w["cpu"][key] for w in windows) / moves if moves else None
+
+        return f
+
     def read(side, name, key="p50_ms"):
         return lambda lv: lv["reads"][side][name][key]
 
@@ -680,6 +691,9 @@ def report(levels: list[dict]) -> dict:
         ("server CPU ms per move (unpaced)", lambda s: unpaced(s, "server_cpu_ms_per_move"), ".2f"),
         ("PostgreSQL CPU ms per move (unpaced)",
          lambda s: unpaced(s, "postgres_cpu_ms_per_move"), ".2f"),
+        ("server CPU ms per move (paced windows)", lambda s: paced_cpu(s, "server_cpu_s"), ".2f"),
+        ("PostgreSQL CPU ms per move (paced windows)",
+         lambda s: paced_cpu(s, "postgres_cpu_s"), ".2f"),
         ("paced: offered moves/s", lambda s: lambda lv: lv["moves"][s]["paced"]["offered_per_s"],
          ".1f"),
         ("paced: carried moves/s", lambda s: lambda lv: lv["moves"][s]["paced"]["carried_per_s"],
