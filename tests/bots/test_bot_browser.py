@@ -65,7 +65,10 @@ def test_play_against_the_computer_from_the_lobby_to_the_end(server_and_worker, 
     detail = _game(server, player, game_id)  # (Playwright's thread refuses database calls)
     assert detail["status"] == "playing" and detail["rated"] is False
     assert [s["bot"] for s in detail["seats"] if s["user"]["id"] != player.user.pk] == ["easy"]
-    assert "Computer" in page.inner_text("#seats")
+    # the seats table is drawn by the page's script from the game's state, after the load
+    page.wait_for_function(
+        "() => document.getElementById('seats').innerText.includes('Computer')", timeout=10_000
+    )
 
     settle(page)  # a click aimed before the panels' last redraw may land beside its button
     page.click("#resign-button")
