@@ -165,9 +165,14 @@ def recreate_database(pg_url: str, db_name: str, env: dict) -> None:
     log(f"database {db_name}: drop and create, migrate")
     drop_database(pg_url, db_name, quiet=True)
     pg_admin(pg_url, f"CREATE DATABASE {ident(db_name)}")
+    migrate(env)
+
+
+def migrate(env: dict, timeout: float = 300) -> None:
+    """`manage.py migrate` on the database `env` names."""
     subprocess.run(
         [sys.executable, "manage.py", "migrate", "--noinput", "-v", "0"],
-        cwd=ROOT, env=env, check=True, timeout=300,
+        cwd=ROOT, env=env, check=True, timeout=timeout,
     )  # fmt: skip
 
 

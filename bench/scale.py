@@ -73,7 +73,7 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 from bench import _client, api  # noqa: E402
-from bench._common import log, machine_speed, server_environment  # noqa: E402
+from bench._common import log, machine_speed, migrate, server_environment  # noqa: E402
 
 try:
     import aiohttp
@@ -929,10 +929,7 @@ def main(argv=None) -> int:
         runs[0].create_database()
         if args.reuse_db and _database_exists(args.pg_url, args.db_name):
             log(f"database {args.db_name}: kept, migrate")
-            subprocess.run(
-                [sys.executable, "manage.py", "migrate", "--noinput", "-v", "0"],
-                cwd=ROOT, env=runs[1].env, check=True, timeout=600,
-            )  # fmt: skip
+            migrate(runs[1].env, timeout=600)
             runs[1].db_created = True  # so that cleanup knows of it (kept: --keep-db)
         else:
             runs[1].create_database()
