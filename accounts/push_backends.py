@@ -152,7 +152,6 @@ class WebPushBackend(PushBackend):
             "TTL": str(ttl),
             "Urgency": "normal",
             "Content-Encoding": "aes128gcm",
-            "Content-Type": "application/octet-stream",
             **keys.vapid.sign(claims),
         }
         status, retry_after, answer = self._post(target, body, headers)

@@ -81,9 +81,13 @@ class PushTarget:
 
 
 def resolve(host: str, port: int) -> list[str]:
-    """Every address `host` (a fully qualified name) resolves to, in the resolver's order.
+    """Every address `host` resolves to that this machine could connect to (IPv6 only with
+    an IPv6 address of its own: AI_ADDRCONFIG), in the resolver's order; the first is the one
+    connected to. Looked up as a fully qualified name (a trailing dot: no search list).
     Raises `socket.gaierror` (or OSError) when it does not resolve."""
-    found = socket.getaddrinfo(f"{host}.", port, type=socket.SOCK_STREAM)
+    found = socket.getaddrinfo(
+        f"{host}.", port, type=socket.SOCK_STREAM, flags=socket.AI_ADDRCONFIG
+    )
     return list(dict.fromkeys(str(info[4][0]) for info in found))
 
 

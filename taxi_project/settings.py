@@ -4,6 +4,7 @@ comes from the environment; with nothing set, the server runs fully embedded
 """
 
 import hashlib
+import ipaddress
 import os
 from datetime import timedelta
 from pathlib import Path
@@ -313,7 +314,10 @@ PUSH_TTL_SECONDS = int(os.environ.get("PUSH_TTL_SECONDS", str(24 * 3600)))
 # own; the tests' local endpoint); empty by default. PUSH_CA_CERTS: a CA bundle instead of
 # certifi's.
 PUSH_ALLOWED_HOSTS = env_list("PUSH_ALLOWED_HOSTS")
-PUSH_TRUSTED_NETWORKS = env_list("PUSH_TRUSTED_NETWORKS")
+# a network that is not one stops the start (ValueError), rather than every push later
+PUSH_TRUSTED_NETWORKS = [
+    str(ipaddress.ip_network(net, strict=False)) for net in env_list("PUSH_TRUSTED_NETWORKS")
+]
 PUSH_CA_CERTS = os.environ.get("PUSH_CA_CERTS", "")
 PUSH_CONNECT_TIMEOUT_SECONDS = float(os.environ.get("PUSH_CONNECT_TIMEOUT_SECONDS", "3"))
 PUSH_READ_TIMEOUT_SECONDS = float(os.environ.get("PUSH_READ_TIMEOUT_SECONDS", "5"))
