@@ -159,3 +159,33 @@ def test_keys_are_base64url_of_their_size(make_player, endpoint, field, value):
     assert answer.status_code == 400, answer.json()
     assert field in answer.json()["errors"].get("keys", answer.json()["errors"])
     assert not PushSubscription.objects.exists()
+
+
+@pytest.mark.postgres
+@pytest.mark.usefixtures("committed_db")
+def test_the_cap_holds_when_registrations_race(endpoint):
+    """Twelve devices of one account register at once: ten stay (the account's row is locked
+    while one registers)."""
+    from concurrent.futures import ThreadPoolExecutor
+    from threading import Barrier
+
+    from django.db import connection
+
+    from tests.players import Player
+
+    player = Player()
+    start = Barrier(12)
+
+    def register(n: int):
+        try:
+            client = APIClient()
+            client.credentials(HTTP_AUTHORIZATION=f"Token {player.token}")
+            start.wait(timeout=30)
+            return client.post(SUBSCRIPTIONS, endpoint.subscription(f"r{n}"), format="json")
+        finally:
+            connection.close()
+
+    with ThreadPoolExecutor(12) as pool:
+        answers = list(pool.map(register, range(12)))
+    assert [a.status_code for a in answers] == [201] * 12
+    assert PushSubscription.objects.filter(user=player.user).count() == 10
