@@ -54,6 +54,8 @@ from accounts.throttles import (
     AuthRateThrottle,
     PasswordChangeAccountThrottle,
     PasswordChangeAddressThrottle,
+    PushRegisterAccountThrottle,
+    PushRegisterAddressThrottle,
 )
 from games.schema import error_responses
 
@@ -394,6 +396,11 @@ def _subscription_data(subscription, credentials: dict) -> dict:
 
 
 class PushSubscriptionsApi(APIView):
+    def get_throttles(self):
+        if self.request.method == "POST":  # each registration resolves a host name
+            return [PushRegisterAccountThrottle(), PushRegisterAddressThrottle()]
+        return super().get_throttles()
+
     @extend_schema(
         operation_id="me_push_subscriptions",
         tags=TAGS,
@@ -417,8 +424,12 @@ class PushSubscriptionsApi(APIView):
         description="Send a browser's `PushSubscription` as `toJSON()` gives it. The "
         "subscription lives as long as the credentials of this request (this device's token, "
         "or this browser session): revoking the device or logging out ends it. 201 when new, "
-        "200 when the endpoint was known (renewed, and now this account's). "
-        "`invalid_push_subscription`: `errors` names the field.",
+        "200 when the endpoint was known (renewed, and now this account's). An account keeps "
+        "`PUSH_SUBSCRIPTIONS_PER_ACCOUNT` (10 by default): one more deletes the one least "
+        "recently registered. `invalid_push_subscription`: `errors` names the field. "
+        "`push_endpoint_refused`: the endpoint's host is not a public push service (it is "
+        "internal, does not resolve, or is not in the server's allow-list); one answer for "
+        "every reason. `throttled`: too many registrations from this account or address.",
         request=PushSubscriptionRequestSerializer,
         responses={
             200: PushSubscriptionSerializer,
@@ -428,6 +439,8 @@ class PushSubscriptionsApi(APIView):
                 *FORM,
                 *SIGNED_IN,
                 "invalid_push_subscription",
+                "push_endpoint_refused",
+                "throttled",
             ),
         },
     )
