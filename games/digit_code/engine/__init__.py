@@ -1,13 +1,39 @@
 """The Digit Code rules engine (RULES-digit-code.md): pure Python, stdlib only, no Django, no
-clock, no I/O, no global random. The same verbs and shapes as Bahama Taxi's (games/engine):
+clock, no I/O, no global random, typed (`mypy --strict`). The same verbs and shapes as Bahama
+Taxi's (games/engine, docs/architecture.md "The engine"):
 
-    game, notifications = start(Setup(Options(), players=2, seed=7))
-    game.legal_actions()             # [Ask(seat=0, question=Count(line='row', index=1)), …]
-    notifications = game.apply({"type": "guess", "seat": 0, "code": [0, 1, 0, 1, 2, 3]})
-    replay(Setup(Options(), 2, 7), game.history) == game
+    game, notifications = start(Setup(Options(), players=2, seed=s))
+    game.current_player()            # seat to play, None when over
+    game.legal_actions()             # [Ask(0, Count("row", 1)), …]: the unasked questions
+    notes = game.apply({"type": "guess", "seat": 0, "code": [0, 1, 0, 1, 2, 3]})
+    game.clone(); game.over
+    game.result                      # Outcome(winner, ranking); .to_json()
+    player_view(game, seat)          # public state + what the seat is offered (G6-safe)
+    replay(setup, game.history) == game
 
-See docs/architecture.md for the API and RULES-digit-code.md for the rules each part implements.
-The bots (`bots.choose`) are imported on their own: they build tables at first use.
+* `legal_actions()` lists the questions not yet asked (Q5), in C1's fixed order. A guess is
+  legal too but is not listed (465,120 codes): `apply` checks it (B2, B3, G1). The views'
+  `legal_actions` (`Game.offered_actions`) are offers, not actions: `{"type": "ask", "seat",
+  "questions": [...]}`, `{"type": "guess", "seat"}` (add `code`), `{"type": "resign", "seat"}`.
+* `apply` is all or nothing and returns the notifications in P3's order; after it returns the
+  game waits on a seat still in, or is over. Actions: player `ask {seat, question}`, `guess
+  {seat, code}`; server `timeout {seat}` (C1; the third timed-out turn in a row makes the seat
+  absent), `zombify {seat}` (moderator), `resign {seat}`, `abort {reason}`. No `restore`: an
+  elimination is final.
+* Notifications: the rules' table — `game_started` {`rules_version`, `seats`, `commitment`},
+  `turn_started`, `question_asked`, `guess_made`, `player_eliminated`, `turn_ended`,
+  `game_ended` {`winner`, `ranking`, `code`, `seed`} — and the server's `turn_timed_out`
+  {`seat`, `count`} (as Bahama Taxi's), `seat_zombified` {`seat`, `reason`}, `game_aborted`
+  {`reason`, `code`, `seed`}.
+* Errors (`errors.Code`): malformed `malformed_action` (with field errors), `invalid_options`;
+  setup `invalid_players`, `unsupported_rules_version`; illegal (with the clause) `game_over`,
+  `no_such_seat`, `not_your_turn`, `seat_eliminated`, `question_already_asked`,
+  `impossible_code`, `guess_repeated`, `already_zombie`.
+* Secrets (G6): the code and the seed are in no view, notification, error or repr before the
+  end; `full_view` marks them `secret` for moderators. The seed's commitment and the generator
+  (Bahama Taxi's, under the key "digit-code/game/<seed>/") are docs/fairness.md section 6.
+
+The bots (`bots.choose`) are imported on their own: they build their tables at first use.
 """
 
 from .actions import (
