@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable
 
 from games.digit_code.engine import (
@@ -80,3 +81,8 @@ def as_json(value) -> str:
 
 def ask(game: Game, question) -> list[dict]:
     return game.apply(Ask(game.active, question))
+
+
+def code_pattern(code: tuple[int, ...]) -> re.Pattern[str]:
+    """The code written in any usual way: JSON lists, a tuple's repr, six digits in a row."""
+    return re.compile(r"(, ?)?".join(map(str, code)))
