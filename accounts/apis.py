@@ -349,7 +349,7 @@ class DeviceApi(APIView):
         return Response(status=status.HTTP_204_NO_CONTENT)
 
 
-# --- Push notifications (issue 22; docs/api.md "Push") ----------------------------------------
+# --- Push notifications (docs/api.md "Push") ----------------------------------------
 
 
 class PushPublicKeyApi(APIView):

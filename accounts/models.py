@@ -29,7 +29,7 @@ class User(AbstractUser):
         default=False,
         help_text=_("E-mail me when a game waits on my move."),
     )
-    # issue 22: what is pushed to the user's devices (accounts/push.py, games/push.py)
+    # What is pushed to the user's devices (accounts/push.py, games/push.py)
     push_your_turn = models.BooleanField(
         _("push: your turn"),
         default=True,
@@ -123,7 +123,7 @@ class DeviceToken(AbstractAuthToken):
 
 
 class PushSubscription(models.Model):
-    """Where to push a user's notifications on one device (issue 22): a browser's Web Push
+    """Where to push a user's notifications on one device: a browser's Web Push
     subscription (`service` "webpush": the push service's endpoint URL and the browser's
     `p256dh` key and `auth` secret), or a mobile vendor's device token for a configured
     backend (`settings.PUSH_BACKENDS`, accounts/push_backends.py).

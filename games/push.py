@@ -1,4 +1,4 @@
-"""What a player's devices are told while no page of the game is open (issue 22): "your turn",
+"""What a player's devices are told while no page of the game is open: "your turn",
 "game ended" and "a player wrote in the chat", as push notifications.
 
 Three steps, none in the request that made the change:

@@ -1,4 +1,4 @@
-"""The web client's push notifications in Chromium (issue 22): the profile page's notification
+"""The web client's push notifications in Chromium: the profile page's notification
 settings save through the API, and the service worker (`/push-worker.js`, scope `/`) shows a
 pushed payload as a notification with the game's page to open.
 

@@ -1,4 +1,4 @@
-"""Ratings written with the end of a game and rebuilt from the logs (issue 23): end to end
+"""Ratings written with the end of a game and rebuilt from the logs: end to end
 through the API. The rules themselves are pinned in tests/ratings/test_ratings.py."""
 
 from __future__ import annotations

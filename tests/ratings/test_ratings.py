@@ -1,4 +1,4 @@
-"""Ratings (issue 23): rules 1–3 of games/ratings.py, 2–8 players, ties, resignations and
+"""Ratings: rules 1–3 of games/ratings.py, 2–8 players, ties, resignations and
 zombies (K3), the anti-abuse rule, and the rebuild from the games equal to the incremental
 values."""
 
