@@ -474,7 +474,15 @@ LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
     "formatters": {
-        "main": {"()": "taxi_project.jsonlog.JsonFormatter"}
+        # python-json-logger: time (UTC, ISO 8601), level, logger, message, process, and
+        # exc_info and whatever `extra=` adds when present
+        "main": {
+            "()": "pythonjsonlogger.json.JsonFormatter",
+            "fmt": ["levelname", "name", "message", "process"],
+            "rename_fields": {"levelname": "level", "name": "logger"},
+            "timestamp": "time",
+            "json_ensure_ascii": False,
+        }
         if _LOG_JSON
         else {"format": "%(asctime)s %(levelname)s %(name)s %(process)d: %(message)s"}
     },
