@@ -176,7 +176,9 @@ def lock(args: list[str]) -> int:
     )
     # The index that PIP_INDEX_URL names (PyPI by default), never pip.conf's extra indexes or
     # local wheel folders: the hashes are the index's, the same on every machine.
-    env = {k: v for k, v in os.environ.items() if k not in ("PIP_FIND_LINKS", "PIP_EXTRA_INDEX_URL")}
+    env = {
+        k: v for k, v in os.environ.items() if k not in ("PIP_FIND_LINKS", "PIP_EXTRA_INDEX_URL")
+    }
     env |= {"PIP_CONFIG_FILE": os.devnull, "CUSTOM_COMPILE_COMMAND": "python3 dev.py lock"}
     compile_ = [str(tools_python), "-m", "piptools", "compile", "--quiet", "--generate-hashes"]
     # setuptools (the build backend) is locked too: the project installs without a download
