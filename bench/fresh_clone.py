@@ -37,6 +37,7 @@ import threading
 import time
 import urllib.error
 import urllib.request
+from email.message import Message
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -101,8 +102,9 @@ class Watched:
         self.transcript.flush()
 
     def first(self, pattern: str) -> float | None:
+        """Seconds from the start to the first line that matches (None: none yet)."""
         regex = re.compile(pattern)
-        return next((t for t, line in list(self.lines) if regex.search(line)), None)
+        return next((round(t, 1) for t, line in list(self.lines) if regex.search(line)), None)
 
     def stop(self) -> None:
         if self.process.poll() is None:
@@ -116,12 +118,13 @@ class Watched:
         self.transcript.close()
 
 
-def get(url: str, timeout: float = 2) -> tuple[int, dict[str, str], bytes]:
+def get(url: str, timeout: float = 2) -> tuple[int, Message, bytes]:
+    """Status, headers (their names in any case) and body."""
     try:
         with urllib.request.urlopen(url, timeout=timeout) as response:
-            return response.status, dict(response.headers), response.read()
+            return response.status, response.headers, response.read()
     except urllib.error.HTTPError as error:
-        return error.code, dict(error.headers), error.read()
+        return error.code, error.headers, error.read()
 
 
 def warm_up(source: str, ref: str | None, work: Path) -> None:
