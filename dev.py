@@ -172,6 +172,9 @@ def bench(args: list[str]) -> int:
 
 def lock(args: list[str]) -> int:
     """pip-compile each lock in turn, each constrained by the one before it."""
+    if sys.version_info[:2] != (3, 11):
+        # pip-compile keeps only what this Python's markers select
+        sys.exit("dev.py lock: run it with Python 3.11, as CI and the image use (python3.11)")
     tools_python = LOCK_VENV / BIN / VENV_PYTHON.name
     if not tools_python.exists():
         subprocess.run([sys.executable, "-m", "venv", str(LOCK_VENV)], check=True)
