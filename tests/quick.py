@@ -1,11 +1,12 @@
 """`--quick` (`python3 dev.py test --quick`): the subset to run after each change, in under a
 minute on a quiet machine; the whole suite is what CI runs.
 
-It holds every rule test of the engine (all of tests/engine but the random soak and property
-runs, which play hundreds of random games), whole games and refused moves through the HTTP
-API, the move body's limits, the log's storage, each move pushed to the game's sockets, the
-OpenAPI schema, and the architecture checks (layers, and every error code in the schema,
-docs/errors.md and the translations). Chosen by measuring (`--durations`).
+It holds every rule test of both engines (Bahama Taxi's and Digit Code's, without the random
+soak and property runs, the bot matches, the simulator and the fairness tool, which play
+hundreds of games), whole games and refused moves through the HTTP API, the move body's
+limits, the log's storage, each move pushed to the game's sockets, the OpenAPI schema, the
+architecture checks (layers, and every error code in the schema, docs/errors.md and the
+translations) and the lock files' checks. Chosen by measuring (`--durations`).
 
 Loaded by `-p tests.quick` (pyproject.toml) so that pytest knows the option. A listed path
 that no longer exists stops the run rather than shrinking the subset unseen.
@@ -19,17 +20,26 @@ import pytest
 
 QUICK = (
     "tests/engine",
+    "tests/digit_code",
     "tests/api/test_games.py",
     "tests/api/test_move_body.py",
     "tests/api/test_repository.py",
     "tests/api/test_schema.py",
     "tests/test_architecture.py",
     "tests/ws/test_consumers.py",
+    "tests/test_dependencies.py",
 )
 # inside QUICK, but seconds to minutes each
 NOT_QUICK = (
     "tests/engine/test_soak.py",
     "tests/engine/test_properties.py",
+    "tests/engine/test_bots.py",
+    "tests/engine/test_simulate.py",
+    "tests/digit_code/test_properties.py",
+    "tests/digit_code/test_bots.py",
+    "tests/digit_code/test_simulate.py",
+    "tests/digit_code/test_fairness_tool.py",
+    "tests/digit_code/test_engine_purity.py",
 )
 
 
