@@ -8,6 +8,7 @@ scope `admin_login`), in the shared cache. The user forms check a display name a
 from __future__ import annotations
 
 import math
+from typing import Any
 
 from django.contrib.admin.forms import AdminAuthenticationForm
 from django.contrib.auth.forms import AdminUserCreationForm, UserChangeForm
@@ -30,7 +31,8 @@ class ThrottledAdminLoginForm(AdminAuthenticationForm):
         # Counted before the password is checked: a refused try tells nothing about it.
         username = self.cleaned_data.get("username") or ""
         throttles = [AdminLoginAddressThrottle(), AdminLoginAccountThrottle(username)]
-        waits = [t.wait() or 0 for t in throttles if not t.allow_request(self.request, None)]
+        # the throttles read only the request's META (accounts/throttles.py), not a DRF view
+        waits = [t.wait() or 0 for t in throttles if not t.allow_request(self.request, None)]  # type: ignore[arg-type]
         if waits:
             raise ValidationError(
                 self.error_messages["throttled"],
@@ -41,6 +43,10 @@ class ThrottledAdminLoginForm(AdminAuthenticationForm):
 
 
 class DisplayNameLookMixin:
+    # of the user form it is mixed into
+    cleaned_data: dict[str, Any]
+    instance: User
+
     def clean_display_name(self) -> str:
         name = display_name_normalize(self.cleaned_data.get("display_name") or "")
         skeleton = display_name_skeleton(name)

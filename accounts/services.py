@@ -90,7 +90,8 @@ def user_logout(*, request: Request) -> None:
     if isinstance(request.auth, DeviceToken):
         request.auth.delete()
     logout(request)
-    _credentials_changed(user)
+    if user.is_authenticated:  # logging out twice is not an error, and changes nothing
+        _credentials_changed(user)
 
 
 def _credentials_changed(user: User) -> None:
