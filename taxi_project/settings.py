@@ -265,6 +265,7 @@ SPECTACULAR_SETTINGS = {
     # issue 22: names a generated client can use (games/schema.py)
     "ENUM_NAME_OVERRIDES": {
         "Area": "games.engine.AREAS",
+        "BotLevel": "games.models.BOT_LEVELS",
         "ErrorCode": "taxi_project.error_codes.codes",
         "GameStatus": "games.models.Game.Status",
         "ViewStatus": "games.schema.VIEW_STATUSES",
