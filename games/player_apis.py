@@ -115,7 +115,7 @@ class LeaderboardApi(APIView):
         summary="Rated players, best first (overall, or with games at one table size)",
     )
     def get(self, request):
-        query = LeaderboardQuerySerializer(data=request.query_params)
+        query = LeaderboardQuerySerializer(data=request.query_params.dict())  # `?players=`: 400
         query.is_valid(raise_exception=True)
         paginator = Pagination()
         rows = player_stats.leaderboard(players=query.validated_data.get("players"))
