@@ -1,4 +1,5 @@
-"""The OpenAPI schema is generated without a single drf-spectacular warning.
+"""The OpenAPI schema says what the server does: generated without a single drf-spectacular
+warning, one component per response shape, descriptions that match the behaviour.
 
 A warning means the schema may say something the API does not do: two serializers of one
 name ("ProfileSerializer" in the accounts API and in the players' API) become one component,
@@ -43,3 +44,14 @@ def test_a_players_profile_and_mine_are_two_components(db):
     assert mine == "#/components/schemas/Profile"
     assert player == "#/components/schemas/PlayerProfile"
     assert "email" not in schema["components"]["schemas"]["PlayerProfile"]["properties"]
+
+
+def test_the_password_change_is_described_as_it_behaves(db):
+    """The calling device keeps its token (tests/api/test_accounts.py pins the behaviour):
+    the description says so, and no longer that the caller's token is revoked."""
+    schema = SchemaGenerator().get_schema(request=None, public=True)
+    described = schema["paths"]["/api/v1/me/password"]["post"]["description"]
+
+    assert "keeps that token" in described and "the one it sent" in described
+    assert "other device's token is revoked" in described
+    assert "old token is revoked" not in described
