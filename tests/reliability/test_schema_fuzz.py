@@ -12,9 +12,9 @@ reports, a password the validators accept). Their refusals carry codes of their 
 for the operation; what must never happen is a schema-valid request refused as malformed
 (`schema_valid_data_is_not_refused_as_malformed`).
 
-The number of examples per operation is bounded (FUZZ_EXAMPLES, default 25: about 30 s for
-the whole run on PostgreSQL) so that CI runs it every time; `FUZZ_EXAMPLES=200` (about
-4 minutes) or `bench/chaos.py --fuzz-examples N` runs the long version.
+The number of examples per operation is bounded (FUZZ_EXAMPLES, default 25: about 45 s for
+the whole run on PostgreSQL, on a shared 2-core machine) so that CI runs it every time;
+`FUZZ_EXAMPLES=300` (about 5 minutes) runs the long version.
 """
 
 from __future__ import annotations
