@@ -42,19 +42,26 @@ def _wrong_type(field: serializers.Field, value) -> list | None:
 
 class JsonTypes:
     """A mixin for the serializer of a JSON body: every field given has its schema's JSON
-    type (null is left to the field's `allow_null`)."""
+    type (null is left to the field's `allow_null`). A value of another type is that field's
+    error, beside the other fields' errors."""
 
     def to_internal_value(self, data):
+        wrong = {}
         if isinstance(data, Mapping):
-            wrong = {}
             for name, field in self.fields.items():
                 if not field.read_only and data.get(name) is not None:
                     error = _wrong_type(field, data[name])
                     if error is not None:
                         wrong[name] = error
-            if wrong:
-                raise serializers.ValidationError(wrong)
-        return super().to_internal_value(data)
+        try:
+            value = super().to_internal_value(data)
+        except serializers.ValidationError as refused:
+            if not wrong or not isinstance(refused.detail, dict):
+                raise
+            raise serializers.ValidationError({**refused.detail, **wrong}) from refused
+        if wrong:
+            raise serializers.ValidationError(wrong)
+        return value
 
 
 class QueryBooleanField(serializers.BooleanField):

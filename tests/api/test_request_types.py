@@ -90,3 +90,10 @@ def test_a_boolean_query_parameter_filters(player):
     assert player.get("/api/v1/tables", shift_change="true").json()["count"] == 1
     assert player.get("/api/v1/tables", shift_change="false").json()["count"] == 0
     assert player.get("/api/v1/tables").json()["count"] == 1
+
+
+def test_a_value_of_the_wrong_type_is_named_beside_the_other_fields_errors(player):
+    answer = player.post("/api/v1/tables", {"players": "2", "movement": "warp"})
+
+    assert_invalid(answer, "players")
+    assert set(answer.json()["errors"]) == {"players", "movement"}
