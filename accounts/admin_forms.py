@@ -1,6 +1,6 @@
 """The admin's forms for accounts.
 
-The login form is limited per address and per username tried (issue 20): Django's admin login
+The login form is limited per address and per username tried: Django's admin login
 has no attempt limit of its own. The counts are kept as the API's are (accounts/throttles.py,
 scope `admin_login`), in the shared cache. The user forms check a display name as the API does
 (`accounts.services.display_name_check`: a look in use, a computer opponent's name), so a

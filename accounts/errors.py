@@ -73,6 +73,16 @@ class InvalidPushSubscription(ApiError):
     default_detail = _("This push subscription cannot be used.")
 
 
+class PushEndpointRefused(ApiError):
+    """A Web Push endpoint the server does not send to: its host is not a public address (a
+    loopback, private, link-local or other internal one, a special-use name), does not
+    resolve, or is not in PUSH_ALLOWED_HOSTS. One answer for every reason, so that
+    registering tells nothing about the server's network (accounts/push_targets.py)."""
+
+    default_code = "push_endpoint_refused"
+    default_detail = _("This server does not send pushes to this endpoint's host.")
+
+
 class AccountRefused(Forbidden):
     """A banned or suspended account: 403 with `account_banned` or `account_suspended`."""
 
@@ -94,6 +104,7 @@ class Code(StrEnum):
     INVALID_CREDENTIALS = "invalid_credentials"
     WRONG_PASSWORD = "wrong_password"
     INVALID_PUSH_SUBSCRIPTION = "invalid_push_subscription"
+    PUSH_ENDPOINT_REFUSED = "push_endpoint_refused"
 
 
 def vocabulary() -> dict[str, tuple[int, str]]:
@@ -106,6 +117,7 @@ def vocabulary() -> dict[str, tuple[int, str]]:
             InvalidCredentials,
             WrongPassword,
             InvalidPushSubscription,
+            PushEndpointRefused,
         )
     }
     found[Code.CROSS_ORIGIN_REFUSED] = (403, CROSS_ORIGIN_MESSAGE)

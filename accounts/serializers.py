@@ -15,7 +15,7 @@ from django.core.exceptions import ValidationError as DjangoValidationError
 from django.utils.translation import gettext as _
 from rest_framework import serializers
 
-from accounts.models import User
+from accounts.models import PushSubscription, User
 from accounts.names import (
     MAX_COMBINING_MARKS_IN_A_ROW,
     display_name_normalize,
@@ -220,11 +220,28 @@ class AuthResultSerializer(TokenSerializer):
 # --- Push (issue 22) --------------------------------------------------------------------------
 
 
+_BASE64URL = r"^[A-Za-z0-9_-]+={0,2}$"
+
+
 class PushKeysSerializer(JsonTypes, serializers.Serializer):
-    p256dh = serializers.CharField(
-        max_length=200, help_text="the browser's P-256 public key, uncompressed, base64url"
+    # base64url of 65 bytes (87 characters, 88 padded) and of 16 (22, 24 padded)
+    p256dh = serializers.RegexField(
+        _BASE64URL,
+        max_length=PushSubscription._meta.get_field("p256dh").max_length,
+        help_text="the browser's P-256 public key, uncompressed, base64url",
     )
-    auth = serializers.CharField(max_length=100, help_text="the 16-byte secret, base64url")
+    auth = serializers.RegexField(
+        _BASE64URL,
+        max_length=PushSubscription._meta.get_field("auth").max_length,
+        help_text="the 16-byte secret, base64url",
+    )
+
+
+def _endpoint_fits(value: str) -> None:
+    if len(value.encode("utf-8", "surrogatepass")) > PushSubscription.ENDPOINT_MAX_BYTES:
+        raise serializers.ValidationError(
+            _("At most %(bytes)s bytes in UTF-8.") % {"bytes": PushSubscription.ENDPOINT_MAX_BYTES}
+        )
 
 
 class PushSubscriptionRequestSerializer(JsonTypes, serializers.Serializer):
@@ -232,8 +249,10 @@ class PushSubscriptionRequestSerializer(JsonTypes, serializers.Serializer):
     service's device token as `endpoint` with its `service`."""
 
     endpoint = serializers.CharField(
-        max_length=2000,
-        help_text="Web Push: the push service's https URL; another service: its device token",
+        max_length=PushSubscription._meta.get_field("endpoint").max_length,
+        validators=[_endpoint_fits],
+        help_text="Web Push: the push service's https URL, a public host; another service: its "
+        f"device token. At most {PushSubscription.ENDPOINT_MAX_BYTES} bytes in UTF-8.",
     )
     keys = PushKeysSerializer(required=False, help_text="Web Push: required")
     service = serializers.CharField(

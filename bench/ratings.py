@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Benchmark of the rating rebuild (issue 23 goal: 100,000 finished games at >= 5,000 games/s).
+"""Benchmark of the rating rebuild (goal: 100,000 finished games at >= 5,000 games/s).
 
     python3 bench/ratings.py                    # 100,000 games, player counts 2-8 and 2-4
     python3 bench/ratings.py --games 20000      # shorter

@@ -4,6 +4,7 @@ comes from the environment; with nothing set, the server runs fully embedded
 """
 
 import hashlib
+import ipaddress
 import os
 from datetime import timedelta
 from pathlib import Path
@@ -241,6 +242,8 @@ REST_FRAMEWORK = {
         # issue 20: old-password guesses and admin logins, per account and per address
         "password_change": os.environ.get("PASSWORD_CHANGE_THROTTLE_RATE", "10/hour"),
         "admin_login": os.environ.get("ADMIN_LOGIN_THROTTLE_RATE", "20/hour"),
+        # registering a push subscription (each resolves a host name), per account and address
+        "push_register": os.environ.get("PUSH_REGISTER_THROTTLE_RATE", "30/hour"),
     },
     # DRF's default (None) trusts any X-Forwarded-For, so a client could dodge per-IP limits:
     # 0 with no proxy in front, N behind N reverse proxies. 0 under uvicorn --proxy-headers,
@@ -305,6 +308,24 @@ PUSH_INSECURE_ENDPOINTS = env_bool("PUSH_INSECURE_ENDPOINTS", DEBUG)
 PUSH_BACKENDS = {"webpush": "accounts.push_backends.WebPushBackend"}
 # how long a push service keeps a notification for a device that is offline
 PUSH_TTL_SECONDS = int(os.environ.get("PUSH_TTL_SECONDS", str(24 * 3600)))
+# Where a push may go (accounts/push_targets.py): public addresses only. PUSH_ALLOWED_HOSTS,
+# if set, lists the push services' hosts (each also matches its subdomains), e.g.
+# "fcm.googleapis.com,push.services.mozilla.com,push.apple.com,notify.windows.com".
+# PUSH_TRUSTED_NETWORKS lists networks pushed to although internal (a push service of your
+# own; the tests' local endpoint); empty by default. PUSH_CA_CERTS: a CA bundle instead of
+# certifi's.
+PUSH_ALLOWED_HOSTS = env_list("PUSH_ALLOWED_HOSTS")
+# a network that is not one stops the start (ValueError), rather than every push later
+PUSH_TRUSTED_NETWORKS = [
+    str(ipaddress.ip_network(net, strict=False)) for net in env_list("PUSH_TRUSTED_NETWORKS")
+]
+PUSH_CA_CERTS = os.environ.get("PUSH_CA_CERTS", "")
+PUSH_CONNECT_TIMEOUT_SECONDS = float(os.environ.get("PUSH_CONNECT_TIMEOUT_SECONDS", "3"))
+PUSH_READ_TIMEOUT_SECONDS = float(os.environ.get("PUSH_READ_TIMEOUT_SECONDS", "5"))
+# per account: devices kept (registering one more replaces the least recently registered),
+# and pushes of each kind (your turn, game ended, chat) an hour, each to every device
+PUSH_SUBSCRIPTIONS_PER_ACCOUNT = int(os.environ.get("PUSH_SUBSCRIPTIONS_PER_ACCOUNT", "10"))
+PUSH_NOTIFICATIONS_PER_HOUR = int(os.environ.get("PUSH_NOTIFICATIONS_PER_HOUR", "60"))
 
 # --- Redis, or the embedded fallbacks -------------------------------------------------------
 REDIS_URL = os.environ.get("REDIS_URL", "")

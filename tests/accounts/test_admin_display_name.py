@@ -1,5 +1,5 @@
-"""A moderator adding an account in the admin meets the display name rules too (issue 20,
-item 4): a look-alike name is a form error, not the unique index's 500."""
+"""A moderator adding an account in the admin meets the display name rules too: a
+look-alike name is a form error, not the unique index's 500."""
 
 from __future__ import annotations
 

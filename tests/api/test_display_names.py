@@ -1,4 +1,4 @@
-"""Display names cannot impersonate (issue 20, item 4): another player's name, the same name in
+"""Display names cannot impersonate: another player's name, the same name in
 look-alike letters, hidden characters and stacked marks are refused, through the API.
 
 The look of a name is its Unicode TR39 confusable skeleton (accounts/names.py); a unique index

@@ -350,7 +350,7 @@ def test_a_move_flood_is_throttled_per_user_with_a_json_429(table, settings):
     cache.clear()
 
 
-# ---------------------------------------------------------------------------------- issue 20
+# ------------------------------------------------------------------ hostile bodies and frames
 
 DEEP = "[" * 1000 + "]" * 1000  # 2 KB
 
