@@ -1,4 +1,4 @@
-"""Player ratings (issue 23): a projection of finished games, computed by pure functions.
+"""Player ratings: a projection of finished games, computed by pure functions.
 
 Nothing here imports Django or reads a database: the write path hands in a finished game and the
 players' prior ratings and stores what comes out; `rebuild` recomputes every rating from the

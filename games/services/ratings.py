@@ -1,4 +1,4 @@
-"""Ratings as a projection of the logs (issue 23): written with the entry that ends a game,
+"""Ratings as a projection of the logs: written with the entry that ends a game,
 rebuilt from the logs to prove it.
 
     ratings.game_ended(game=row, seats=loaded.seats, final=state)  # games/repository.append
