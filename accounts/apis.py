@@ -282,9 +282,12 @@ class PasswordChangeApi(APIView):
         operation_id="me_password_change",
         tags=TAGS,
         summary="Change my password",
-        description="Always answers 200 with a fresh token: the old token is revoked, so other "
-        "devices must log in again, as must other browser sessions. The session making the "
-        "request stays logged in.",
+        description="Answers 200 with the token this device is to use from now on. Every other "
+        "device's token is revoked (they must log in again, and their push subscriptions go "
+        "with them), and every other browser session is logged out. The caller stays signed "
+        "in: a request made with a token keeps that token (`token` is the one it sent); a "
+        "request from a browser session keeps its session (under a new session key) and gets "
+        "a new token.",
         request=PasswordChangeSerializer,
         responses={
             200: TokenSerializer,

@@ -49,6 +49,12 @@ class DisplayNameTaken(Conflict):
     default_detail = _("Another player already has this display name, or one that looks the same.")
 
 
+class DisplayNameReserved(DisplayNameTaken):
+    # A computer opponent's name, in any language, numbered or not ("Computer 2 (strong)",
+    # "bot:1"): the same code as a taken name, since to a client it is one.
+    default_detail = _("This display name belongs to the computer opponents.")
+
+
 class InvalidCredentials(ApiError):
     # 400 rather than 401: a 401 must carry WWW-Authenticate, and these endpoints take a form,
     # not a credentials scheme. One message for unknown user and wrong password.

@@ -23,6 +23,7 @@ from accounts.names import (
     has_invisible_characters,
     longest_combining_run,
 )
+from taxi_project.strict_fields import JsonTypes
 
 DISPLAY_NAME_MAX_LENGTH = User._meta.get_field("display_name").max_length
 
@@ -99,7 +100,7 @@ class DisplayNameField(serializers.CharField):
 # --- Requests --------------------------------------------------------------------------------
 
 
-class SignupSerializer(serializers.Serializer):
+class SignupSerializer(JsonTypes, serializers.Serializer):
     username = serializers.CharField(
         max_length=150,
         validators=[UnicodeUsernameValidator()],
@@ -132,7 +133,7 @@ class SignupSerializer(serializers.Serializer):
         return attrs
 
 
-class CredentialsSerializer(serializers.Serializer):
+class CredentialsSerializer(JsonTypes, serializers.Serializer):
     username = serializers.CharField(max_length=150)
     password = PasswordField()
     device = serializers.CharField(
@@ -143,7 +144,7 @@ class CredentialsSerializer(serializers.Serializer):
     )
 
 
-class ProfileUpdateSerializer(serializers.Serializer):
+class ProfileUpdateSerializer(JsonTypes, serializers.Serializer):
     display_name = DisplayNameField(required=False)
     email = serializers.EmailField(required=False, allow_blank=True, max_length=254)
     email_on_turn = serializers.BooleanField(
@@ -157,7 +158,7 @@ class ProfileUpdateSerializer(serializers.Serializer):
     )
 
 
-class PasswordChangeSerializer(serializers.Serializer):
+class PasswordChangeSerializer(JsonTypes, serializers.Serializer):
     """Needs `context={"user": ...}`: the new password is checked against that account."""
 
     old_password = PasswordField()
@@ -223,7 +224,7 @@ class AuthResultSerializer(TokenSerializer):
 _BASE64URL = r"^[A-Za-z0-9_-]+={0,2}$"
 
 
-class PushKeysSerializer(serializers.Serializer):
+class PushKeysSerializer(JsonTypes, serializers.Serializer):
     # base64url of 65 bytes (87 characters, 88 padded) and of 16 (22, 24 padded)
     p256dh = serializers.RegexField(
         _BASE64URL,
@@ -244,7 +245,7 @@ def _endpoint_fits(value: str) -> None:
         )
 
 
-class PushSubscriptionRequestSerializer(serializers.Serializer):
+class PushSubscriptionRequestSerializer(JsonTypes, serializers.Serializer):
     """A browser's `PushSubscription.toJSON()` as it is (`endpoint`, `keys`), or a vendor
     service's device token as `endpoint` with its `service`."""
 
@@ -281,7 +282,7 @@ class PushSubscriptionSerializer(serializers.Serializer):
     )
 
 
-class PushPreferencesSerializer(serializers.Serializer):
+class PushPreferencesSerializer(JsonTypes, serializers.Serializer):
     your_turn = serializers.BooleanField(
         required=False, help_text="a game waits on my move", source="push_your_turn"
     )

@@ -287,6 +287,7 @@ SPECTACULAR_SETTINGS = {
     # issue 22: names a generated client can use (games/schema.py)
     "ENUM_NAME_OVERRIDES": {
         "Area": "games.engine.AREAS",
+        "BotLevel": "games.models.BOT_LEVELS",
         "ErrorCode": "taxi_project.error_codes.codes",
         "GameStatus": "games.models.Game.Status",
         "ViewStatus": "games.schema.VIEW_STATUSES",
@@ -457,6 +458,13 @@ CELERY_TASK_ROUTES = {
 # A bot's move is due this long after its turn begins (its CPU budget is the engine's
 # DEFAULT_BUDGET playouts: under a second, bench/BOTS_RESULTS.md).
 BOT_THINK_SECONDS = float(os.environ.get("BOT_THINK_SECONDS", "2"))
+# Ratings that cannot be farmed (games/ratings.py, rules 4 and 5; docs/bots-and-ratings.md): a
+# seat counts only after this many turns its player ended themselves, and an account's results
+# move established players' ratings only once it has this many rated games and is this old.
+# Changing one changes what the logs say: run `manage.py rebuild_ratings --write` after.
+RATING_MIN_OWN_TURNS = int(os.environ.get("RATING_MIN_OWN_TURNS", "5"))
+RATING_PROVISIONAL_GAMES = int(os.environ.get("RATING_PROVISIONAL_GAMES", "5"))
+RATING_PROVISIONAL_DAYS = float(os.environ.get("RATING_PROVISIONAL_DAYS", "3"))
 # A killed worker's unacknowledged tick is not redelivered: the next tick finds what it left.
 CELERY_TASK_ACKS_LATE = False
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
