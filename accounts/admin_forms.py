@@ -9,7 +9,7 @@ moderator gets a form error rather than the unique index's 500."""
 from __future__ import annotations
 
 import math
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from django.contrib.admin.forms import AdminAuthenticationForm
 from django.contrib.auth.forms import AdminUserCreationForm, UserChangeForm
@@ -20,6 +20,9 @@ from accounts.errors import DisplayNameTaken
 from accounts.names import display_name_normalize
 from accounts.services import display_name_check
 from accounts.throttles import AdminLoginAccountThrottle, AdminLoginAddressThrottle
+
+if TYPE_CHECKING:
+    from accounts.models import User
 
 
 class ThrottledAdminLoginForm(AdminAuthenticationForm):

@@ -51,7 +51,7 @@ def computer_names() -> frozenset[str]:
 
 
 @functools.cache
-def _reserved_looks() -> frozenset[str]:
+def _reserved_looks() -> frozenset[str | None]:
     # in capitals too: a skeleton keeps "I" (as "l") apart from "i", so "MEDIUM" is "medlum"
     return frozenset(
         display_name_bare_look(variant)
