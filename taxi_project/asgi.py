@@ -34,7 +34,8 @@ application = ProtocolTypeRouter(
     {
         "http": django_asgi_app,
         # origin policy, session or token authentication: accounts/channels_auth.py
-        "websocket": websocket_stack(URLRouter(websocket_urlpatterns)),
+        # Channels' stubs take only patterns whose view is typed as an ASGI app, not path()'s
+        "websocket": websocket_stack(URLRouter(websocket_urlpatterns)),  # type: ignore[arg-type]
     }
 )
 
