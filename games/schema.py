@@ -489,11 +489,12 @@ def generator_friendly(result, generator, request, public):
             for response in operation.get("responses", {}).values():
                 media = response.get("content", {}).get(NDJSON)
                 if media is not None and "x-ndjson-line" in media.get("schema", {}):
-                    _ndjson_lines(media["schema"], schemas)
+                    # a copy: the declaration's own dict serves every generation
+                    media["schema"] = _ndjson_lines(dict(media["schema"]), schemas)
     return result
 
 
-def _ndjson_lines(body: dict, schemas: dict) -> None:
+def _ndjson_lines(body: dict, schemas: dict) -> dict:
     def ref(serializer) -> tuple[str, dict]:
         name = serializer.__name__.removesuffix("Serializer")  # drf-spectacular's naming
         if name not in schemas:
@@ -516,6 +517,7 @@ def _ndjson_lines(body: dict, schemas: dict) -> None:
             f"`{line}` (#/components/schemas/{line})"
         )
     body["description"] = f"NDJSON (one JSON value a line, each ending in a newline): {words}"
+    return body
 
 
 def _type_nullable_unions(node, schemas: dict) -> None:

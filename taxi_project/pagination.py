@@ -155,9 +155,9 @@ class CursorPagination(pagination.CursorPagination):
                 keep_blank_values=True,
                 strict_parsing=True,
             )
-            offset = _bounded(tokens, "o", 0, self.offset_cutoff)
-            place = _bounded(tokens, "n", 1, MAX_PLACE)
-            reverse = _bounded(tokens, "r", 0, 1) == 1
+            offset = _bounded(tokens, "o", 0, 0, self.offset_cutoff)
+            place = _bounded(tokens, "n", 1, 1, MAX_PLACE)
+            reverse = _bounded(tokens, "r", 0, 0, 1) == 1
             position = tokens.get("p", [None])[0]
             if position is not None:
                 field = self._model._meta.get_field(self.ordering[0].lstrip("-"))
@@ -168,11 +168,13 @@ class CursorPagination(pagination.CursorPagination):
         return pagination.Cursor(offset=offset, reverse=reverse, position=position)
 
 
-def _bounded(tokens: dict, name: str, default: int, high: int) -> int:
+def _bounded(tokens: dict, name: str, default: int, low: int, high: int) -> int:
     values = tokens.get(name)
     if values is None:
         return default
-    if len(values) != 1 or _DIGITS.fullmatch(values[0]) is None or int(values[0]) > high:
+    if len(values) != 1 or _DIGITS.fullmatch(values[0]) is None:
+        raise ValueError(name)
+    if not low <= int(values[0]) <= high:
         raise ValueError(name)
     return int(values[0])
 
