@@ -12,6 +12,7 @@ HTTP status, each status with its own enumerated `code`.
 
 from __future__ import annotations
 
+import json
 import re
 
 from drf_spectacular.plumbing import ResolvedComponent
@@ -480,9 +481,18 @@ def generator_friendly(result, generator, request, public):
       `nullable` mean something only beside a `type`).
     * An operation no authenticator guards says so: `security: []` (public).
     * An NDJSON body (`ndjson_body`) names its lines' components in its extensions and its
-      description (docs/api.md)."""
+      description (docs/api.md).
+    * A field typed as a discriminated union (drf-spectacular: `allOf: [union]`, to carry a
+      description) refers to the union itself (or `oneOf` it and null): generators read
+      `allOf` of a discriminated schema as inheritance from it and drop the discriminator
+      (openapi-typescript: `Omit<…, "type">`).
+    * A request field with a default is optional (not `required`), but generators read a
+      `default` as "always present" (openapi-typescript makes the field required): in the
+      components only requests use, the default is said in the description instead."""
     schemas = result.get("components", {}).get("schemas", {})
+    _unions_not_inherited(result, schemas)
     _type_nullable_unions(result, schemas)
+    _defaults_in_words(result, schemas)
     for path_item in result.get("paths", {}).values():
         for operation in path_item.values():
             operation.setdefault("security", [])
@@ -518,6 +528,66 @@ def _ndjson_lines(body: dict, schemas: dict) -> dict:
         )
     body["description"] = f"NDJSON (one JSON value a line, each ending in a newline): {words}"
     return body
+
+
+def _unions_not_inherited(node, schemas: dict) -> None:
+    if isinstance(node, list):
+        for item in node:
+            _unions_not_inherited(item, schemas)
+        return
+    if not isinstance(node, dict):
+        return
+    for name, field in (node.get("properties") or {}).items():
+        members = field.get("allOf") if isinstance(field, dict) else None
+        if not (isinstance(members, list) and len(members) == 1 and "$ref" in members[0]):
+            continue
+        if "discriminator" not in schemas.get(members[0]["$ref"].rsplit("/", 1)[1], {}):
+            continue
+        if field.get("nullable"):
+            field["oneOf"] = [*field.pop("allOf"), {"enum": [None]}]
+        else:  # a $ref alone (OpenAPI 3.0 ignores what is beside it): its words go up
+            if "description" in field:
+                said = f"`{name}`: {field['description']}"
+                node["description"] = (
+                    f"{node['description']}\n\n{said}" if node.get("description") else said
+                )
+            node["properties"][name] = {"$ref": members[0]["$ref"]}
+    for value in node.values():
+        _unions_not_inherited(value, schemas)
+
+
+def _defaults_in_words(result: dict, schemas: dict) -> None:
+    requests: set[str] = set()
+    responses: set[str] = set()
+    for path_item in result.get("paths", {}).values():
+        for operation in path_item.values():
+            _refs(operation.get("requestBody"), schemas, requests)
+            _refs(operation.get("responses"), schemas, responses)
+            _refs(operation.get("parameters"), schemas, responses)
+    for name in sorted(requests - responses):
+        for field in schemas[name].get("properties", {}).values():
+            if "default" in field:
+                default = json.dumps(field.pop("default"))
+                field["description"] = (
+                    field.get("description", "") + f"\n\nDefault: `{default}`."
+                ).lstrip()
+
+
+def _refs(node, schemas: dict, found: set[str]) -> None:
+    """The components `node` refers to, directly or through other components."""
+    if isinstance(node, list):
+        for item in node:
+            _refs(item, schemas, found)
+    elif isinstance(node, dict):
+        ref = node.get("$ref")
+        if isinstance(ref, str) and ref.startswith("#/components/schemas/"):
+            name = ref.rsplit("/", 1)[1]
+            if name not in found:
+                found.add(name)
+                _refs(schemas.get(name), schemas, found)
+        for key, value in node.items():
+            if key != "$ref":
+                _refs(value, schemas, found)
 
 
 def _type_nullable_unions(node, schemas: dict) -> None:
