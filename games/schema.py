@@ -541,10 +541,10 @@ def _unions_not_inherited(node, schemas: dict) -> None:
         members = field.get("allOf") if isinstance(field, dict) else None
         if not (isinstance(members, list) and len(members) == 1 and "$ref" in members[0]):
             continue
-        if "discriminator" not in schemas.get(members[0]["$ref"].rsplit("/", 1)[1], {}):
-            continue
-        if field.get("nullable"):
+        if field.get("nullable"):  # generators read a typed allOf as never null
             field["oneOf"] = [*field.pop("allOf"), {"enum": [None]}]
+        elif "discriminator" not in schemas.get(members[0]["$ref"].rsplit("/", 1)[1], {}):
+            continue
         else:  # a $ref alone (OpenAPI 3.0 ignores what is beside it): its words go up
             if "description" in field:
                 said = f"`{name}`: {field['description']}"
