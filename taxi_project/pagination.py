@@ -203,8 +203,7 @@ def paginate(
     if "offset" in request.query_params:
         if "cursor" in request.query_params:
             raise ValidationError({"offset": [_("Either a cursor or an offset, not both.")]})
-        if "count" in request.query_params:
-            raise ValidationError({"count": [_("An offset's page always has its count.")]})
+        _flag(request, "count")  # checked; an offset's page always has its count
         offset_pages = Pagination()
         rows = offset_pages.paginate_queryset(
             queryset if legacy is None else legacy, request, view=view
@@ -243,7 +242,7 @@ def schema_parameters() -> list[OpenApiParameter]:
             deprecated=True,
             description=f"Deprecated (until {SUNSET_AT:%Y-%m-%d}; answers carry `Deprecation` "
             "and `Sunset`): items to skip, in the list's old order, with an exact `count`; "
-            "not with `cursor` or `count`. Use `cursor`.",
+            "not with `cursor`. Use `cursor`.",
         ),
     ]
 

@@ -44,7 +44,7 @@ RULES_IN_WORDS = {
     "text": "printable characters",
     "bots": "fewer computer opponents than places (a rule between two fields)",
     "cursor": "a cursor the list made (opaque: taxi_project/pagination.py)",
-    "offset": "not with `cursor` or `count` (a rule between two parameters)",
+    "offset": "not with `cursor` (a rule between two parameters)",
 }
 
 
