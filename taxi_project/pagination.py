@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import re
 from base64 import b64decode, b64encode
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import Any
 from urllib import parse
@@ -101,7 +101,7 @@ class CursorPagination(pagination.CursorPagination):
     max_page_size = MAX_LIMIT
     template = None  # the browsable API draws no page controls
 
-    def __init__(self, ordering: str | Sequence[str]):
+    def __init__(self, ordering: str | tuple[str, ...]):
         self.ordering = ordering
 
     def get_page_size(self, request):
@@ -112,7 +112,7 @@ class CursorPagination(pagination.CursorPagination):
         if _flag(request, "count"):
             self.count = queryset.order_by()[: MAX_COUNT + 1].count()
         self._model = queryset.model
-        page = super().paginate_queryset(queryset, request, view)
+        page = super().paginate_queryset(queryset, request, view) or []
         if self.cursor is None:
             self.first = 1
         elif self.cursor.reverse:  # the cursor's place is the row after this page
@@ -132,7 +132,7 @@ class CursorPagination(pagination.CursorPagination):
     # The cursor: DRF's offset, direction and position, and the place of the row it points to.
 
     def encode_cursor(self, cursor):
-        tokens = {"n": str(self.first if cursor.reverse else self.first + len(self.page))}
+        tokens = {"n": str(self.first if cursor.reverse else self.first + len(self.page or []))}
         if cursor.offset != 0:
             tokens["o"] = str(cursor.offset)
         if cursor.reverse:
@@ -140,7 +140,7 @@ class CursorPagination(pagination.CursorPagination):
         if cursor.position is not None:
             tokens["p"] = cursor.position
         encoded = b64encode(parse.urlencode(tokens).encode()).decode("ascii")
-        return replace_query_param(self.base_url, self.cursor_query_param, encoded)
+        return replace_query_param(str(self.base_url), self.cursor_query_param, encoded)
 
     def decode_cursor(self, request):
         encoded = request.query_params.get(self.cursor_query_param)
@@ -165,7 +165,8 @@ class CursorPagination(pagination.CursorPagination):
         except (ValueError, TypeError, OverflowError, ModelValidationError, FieldDoesNotExist):
             raise refused from None
         self._place = place
-        return pagination.Cursor(offset=offset, reverse=reverse, position=position)
+        # the stubs type a position as int; DRF's own are strings, as here
+        return pagination.Cursor(offset=offset, reverse=reverse, position=position)  # type: ignore[arg-type]
 
 
 def _bounded(tokens: dict, name: str, default: int, low: int, high: int) -> int:
@@ -193,7 +194,7 @@ def paginate(
     request,
     queryset,
     *,
-    ordering: str | Sequence[str],
+    ordering: str | tuple[str, ...],
     render: Callable[[list, int], list],
     legacy=None,
 ) -> Response:
@@ -208,10 +209,11 @@ def paginate(
         rows = offset_pages.paginate_queryset(
             queryset if legacy is None else legacy, request, view=view
         )
-        return offset_pages.get_paginated_response(render(rows, offset_pages.offset + 1))
+        first = (offset_pages.offset or 0) + 1
+        return offset_pages.get_paginated_response(render(rows or [], first))
     pages = CursorPagination(ordering)
     rows = pages.paginate_queryset(queryset, request, view=view)
-    return pages.get_paginated_response(render(rows, pages.first))
+    return pages.get_paginated_response(render(rows or [], pages.first))
 
 
 def schema_parameters() -> list[OpenApiParameter]:
