@@ -674,19 +674,20 @@ async def prepare_lists(sides: list[Side], session, args) -> None:
 
 
 async def _deep_page(session, first: str, headers: dict, place: int) -> tuple[str, int]:
-    """The address of the last full page reached by following `next` from `first` up to row
-    `place` (cursors are opaque: the bench walks as a client would), and that page's row."""
+    """The address of the last full page met by following `next` from `first` up to row
+    `place` (cursors are opaque: the bench walks as a client would), and its first row."""
     url, row, deep = first, 1, (first, 1)
-    while row + LIST_LIMIT <= place:
+    while True:
         async with session.get(url, headers=headers) as response:
             body = await response.json()
             if response.status != 200:
                 raise RuntimeError(f"GET {url} -> {response.status}: {body}")
-        if body["next"] is None or len(body["results"]) < LIST_LIMIT:
-            break
-        url, row = body["next"], row + LIST_LIMIT
+        if len(body["results"]) < LIST_LIMIT:
+            return deep
         deep = (url, row)
-    return deep
+        if body["next"] is None or row + LIST_LIMIT > place:
+            return deep
+        url, row = body["next"], row + LIST_LIMIT
 
 
 async def _timed(session, url: str, headers: dict, repeat: int) -> list[float]:

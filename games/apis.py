@@ -15,6 +15,7 @@ from rest_framework.utils.encoders import JSONEncoder
 from rest_framework.views import APIView
 
 from games import engine, moderation, selectors, streams
+from games.models import Seat
 from games.schema import NDJSON, BoardSerializer, error_responses, ndjson_body
 from games.serializers import (
     ChatMessageSerializer,
@@ -108,17 +109,15 @@ ETAG = OpenApiParameter(
 NOT_MODIFIED = {304: OpenApiResponse(description="unchanged since the ETag you sent")}
 
 
-def _page(view: APIView, request, games, *, ordering, legacy=None):
+def _page(view: APIView, request, rows, *, ordering, legacy=None):
     """A page of game summaries (taxi_project/pagination.py: by cursor, or the deprecated
-    offset in the list's old order, `legacy`)."""
-    return paginate(
-        view,
-        request,
-        games,
-        ordering=ordering,
-        legacy=legacy,
-        render=lambda page, first: [selectors.game_summary(g, user=request.user) for g in page],
-    )
+    offset in the list's old order, `legacy`); `rows`: games, or seats at them."""
+
+    def render(page, first):
+        games = [row.game if isinstance(row, Seat) else row for row in page]
+        return [selectors.game_summary(game, user=request.user) for game in games]
+
+    return paginate(view, request, rows, ordering=ordering, legacy=legacy, render=render)
 
 
 PAGE = [*schema_parameters(), *DEPRECATION_HEADERS]
@@ -361,9 +360,9 @@ class MyGamesApi(APIView):
     def get(self, request):
         query = _valid_query(GamesQuerySerializer, request)
         user, status = request.user, query.get("status")
-        games = selectors.games_of_user_newest(user=user, status=status)
+        seats = selectors.seats_of_user_newest(user=user, status=status)
         legacy = selectors.games_of_user(user=user, status=status)
-        return _page(self, request, games, ordering="-id", legacy=legacy)
+        return _page(self, request, seats, ordering="-game_id", legacy=legacy)
 
 
 class FinishedGamesApi(APIView):
