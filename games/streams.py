@@ -22,6 +22,7 @@ import asyncio
 import json
 import logging
 from collections.abc import AsyncIterator
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import aclosing
 
 from asgiref.sync import sync_to_async
@@ -51,11 +52,17 @@ def _entries_after_sync(game_id: int, after: int) -> tuple[list[str], bool]:
     return [_line(selectors.entry_public(entry)) for entry in entries], game.status in OVER
 
 
-# Not thread-sensitive: on the event loop's few default executor threads, shared by every
-# stream of the process, so that streams together never hold more connections than there are
-# threads, however many follow a game that just moved (each on its own request's thread, they
-# would all read at once). Each read gives its connection back when it returns.
-_entries_after = database_sync_to_async(_entries_after_sync, thread_sensitive=False)
+# Every stream of the process reads on these few threads of its own: streams together hold at
+# most this many connections at once, however many follow a game that just moved (each on its
+# request's own thread, they would all read at once), and never wait for one on the event
+# loop's default executor, which Django needs to finish other requests (it logs a 4xx there
+# before the request gives its connection back: reads waiting there for a connection such a
+# request holds made every request wait out the pool's timeout).
+READERS = 2
+_readers = ThreadPoolExecutor(max_workers=READERS, thread_name_prefix="stream-read")
+_entries_after = database_sync_to_async(
+    _entries_after_sync, thread_sensitive=False, executor=_readers
+)
 
 
 async def entry_lines(*, game_id: int, after: int, lease: Lease) -> AsyncIterator[str]:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import concurrent.futures
 import time
+import urllib.error
 import uuid
 
 import psycopg
@@ -162,6 +163,37 @@ def test_open_sockets_hold_no_connection_and_give_everything_back(committed_db):
             _assert_idle_pool(live)
     finally:
         clients.close()
+
+
+def test_many_stream_requests_at_once_on_a_small_pool_are_all_answered_at_once(committed_db):
+    """Fifteen times as many stream requests at once as the pool has connections, most of
+    them over the account's cap: each is answered (200 or 429) within seconds, none waits
+    out the pool's timeout. (Stream reads once waited for a connection on the threads Django
+    also needs to finish a refused request, whose connection they waited for: every request
+    then answered 503 after 10 s.)"""
+    game_id, _by_seat = _table()
+    person = Player()
+    url = f"/api/v1/games/{game_id}/stream"
+    with _server(MAX_STREAMS_PER_ACCOUNT="10") as live:
+
+        def open_one(_):
+            started = time.monotonic()
+            try:
+                follower = Follower(live.url(url), person.token)
+            except urllib.error.HTTPError as error:
+                return error.code, time.monotonic() - started, None
+            follower.next_entry()
+            return 200, time.monotonic() - started, follower
+
+        with concurrent.futures.ThreadPoolExecutor(15 * POOL) as pool:
+            answers = list(pool.map(open_one, range(15 * POOL)))
+        statuses = sorted(status for status, _took, _f in answers)
+        assert statuses == [200] * 10 + [429] * (15 * POOL - 10), statuses
+        assert max(took for _s, took, _f in answers) < 8, answers
+        for _status, _took, follower in answers:
+            if follower is not None:
+                follower.close()
+        _assert_idle_pool(live)
 
 
 class TokenTableLock:

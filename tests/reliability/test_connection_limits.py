@@ -1,0 +1,475 @@
+"""What one client may keep open (docs/reliability.md, "Limits": connections): streams and
+sockets per account and per client address, refused over the cap (429 `too_many_connections`,
+close code 4429), counted across server processes in Redis, lapsing when a process is killed,
+given back on every close; and the abuse test: one account trying far more of each than it
+may while others play.
+
+The client address is the one the rate limits count: uvicorn's, from `X-Forwarded-For` only
+when the peer is a trusted proxy (`FORWARDED_ALLOW_IPS`, 127.0.0.1 for these live servers), so
+clients here name their addresses that way, as the proxy would.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import concurrent.futures
+import json
+import os
+import time
+import urllib.error
+import urllib.request
+import uuid
+
+import pytest
+from websockets.asyncio.client import connect
+
+from taxi_project import connection_limits
+from tests.e2e.server import current_database_url, live_server, request_json
+from tests.e2e.test_live import ClientLoop, Socket
+from tests.players import Player, autopilot_choice, seat_players, start_game
+from tests.reliability.multinode import Node, wait_until
+from tests.ws.test_consumers import run, socket
+
+CLOSE_TOO_MANY = 4429
+_opener = urllib.request.build_opener(urllib.request.ProxyHandler({}))
+
+
+# ---------------------------------------------------------------------------------- clients
+
+
+class Stream:
+    """An open `GET …/stream`, or the refusal it got (`status`, `body`)."""
+
+    def __init__(self, server, game_id: int, token: str, address: str | None = None):
+        headers = {"Authorization": f"Token {token}"}
+        if address:
+            headers["X-Forwarded-For"] = address
+        request = urllib.request.Request(
+            server.url(f"/api/v1/games/{game_id}/stream"), headers=headers
+        )
+        self.response = None
+        try:
+            self.response = _opener.open(request, timeout=30)
+            self.status, self.body = self.response.status, None
+            json.loads(self.response.readline())  # the first line: the stream is serving
+        except urllib.error.HTTPError as error:
+            self.status, self.body = error.code, json.loads(error.read())
+
+    def close(self) -> None:
+        if self.response is not None:
+            self.response.close()
+
+
+class AddressedSocket(Socket):
+    """A socket whose handshake names its client address, as a trusted proxy would."""
+
+    def __init__(self, *args, address: str | None = None, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.address = address
+
+    async def open(self, token: str | None = None) -> None:
+        token = token or (self.person.token if self.person else None)
+        headers = [("Authorization", f"Token {token}")] if token else []
+        if self.address:
+            headers.append(("X-Forwarded-For", self.address))
+        self.ws = await connect(
+            self.url, origin=self.origin, additional_headers=headers, proxy=None, open_timeout=10
+        )
+        self.reader = asyncio.get_running_loop().create_task(self._read())
+
+
+def open_socket(clients: ClientLoop, server, path: str, person=None, *, address=None):
+    sock = AddressedSocket(
+        clients, server.ws_url(path), person, origin=server.origin, address=address
+    )
+    clients.run(sock.open())
+    clients.sockets.append(sock)
+    return sock
+
+
+def refused_socket(sock) -> dict:
+    """The refusal frame of a socket over its cap, once it is closed with 4429."""
+    frame = sock.frame("error")
+    assert sock.wait_closed() == CLOSE_TOO_MANY, sock.frames
+    assert frame["code"] == "too_many_connections", frame
+    return frame
+
+
+def served_socket(sock) -> None:
+    sock.frame("hello")
+    assert not sock.closed
+
+
+def _table():
+    people = [Player(), Player()]
+    game_id = start_game(people)
+    return game_id, seat_players(game_id, people)
+
+
+# ------------------------------------------------------------------ sockets, in the process
+
+
+@pytest.fixture
+def table(committed_db):
+    """A started two-player game (committed: consumers read it from other threads)."""
+    return _table()
+
+
+def _socket_from(path: str, player=None, address: str = "10.0.0.1"):
+    ws = socket(path, player)
+    ws.scope["client"] = (address, 50000)
+    return ws
+
+
+async def _opened(ws) -> dict:
+    connected, _ = await ws.connect(timeout=10)
+    assert connected
+    return await ws.receive_json_from(timeout=10)
+
+
+async def _closed_with(ws) -> int:
+    output = await ws.receive_output(timeout=10)
+    assert output["type"] == "websocket.close", output
+    return output["code"]
+
+
+def test_sockets_per_account_across_game_and_user_sockets(table, settings):
+    """An account may hold MAX_SOCKETS_PER_ACCOUNT sockets, game and user sockets together,
+    from any addresses; one more is told why (`per`, `limit`) and closed with 4429; closing
+    one lets the next in."""
+    settings.MAX_SOCKETS_PER_ACCOUNT = 3
+    game_id, by_seat = table
+    player = by_seat[0]
+
+    async def scenario():
+        held = [
+            _socket_from(f"/ws/games/{game_id}/", player, "10.0.0.1"),
+            _socket_from("/ws/me/", player, "10.0.0.2"),
+            _socket_from(f"/ws/games/{game_id}/", player, "10.0.0.3"),
+        ]
+        for ws in held:
+            assert (await _opened(ws))["type"] == "hello"
+        over = _socket_from("/ws/me/", player, "10.0.0.4")
+        refusal = await _opened(over)
+        assert await _closed_with(over) == CLOSE_TOO_MANY
+        await held[0].disconnect()
+        again = _socket_from(f"/ws/games/{game_id}/", player, "10.0.0.4")
+        assert (await _opened(again))["type"] == "hello"
+        for ws in (*held[1:], again):
+            await ws.disconnect()
+        return refusal
+
+    refusal = run(scenario)
+    assert refusal["type"] == "error" and refusal["code"] == "too_many_connections"
+    assert (refusal["per"], refusal["limit"]) == ("account", 3)
+    assert connection_limits.held(connection_limits.SOCKET, user_id=player.user.pk) == 0
+
+
+def test_sockets_per_address_count_anonymous_spectators_too(table, settings):
+    """An address may hold MAX_SOCKETS_PER_ADDRESS sockets, whoever opens them: anonymous
+    spectators of a public table count by address alone. Another address is not affected."""
+    settings.MAX_SOCKETS_PER_ADDRESS = 3
+    game_id, by_seat = table
+    path = f"/ws/games/{game_id}/"
+
+    async def scenario():
+        held = [
+            _socket_from(path, None, "10.9.9.9"),
+            _socket_from(path, None, "10.9.9.9"),
+            _socket_from(path, by_seat[0], "10.9.9.9"),
+        ]
+        for ws in held:
+            assert (await _opened(ws))["type"] == "hello"
+        refusals = []
+        for who in (None, by_seat[1]):
+            over = _socket_from(path, who, "10.9.9.9")
+            refusals.append(await _opened(over))
+            assert await _closed_with(over) == CLOSE_TOO_MANY
+        elsewhere = _socket_from(path, None, "10.8.8.8")
+        assert (await _opened(elsewhere))["type"] == "hello"
+        for ws in (*held, elsewhere):
+            await ws.disconnect()
+        return refusals
+
+    refusals = run(scenario)
+    assert [(r["code"], r["per"], r["limit"]) for r in refusals] == [
+        ("too_many_connections", "address", 3)
+    ] * 2
+    assert connection_limits.held(connection_limits.SOCKET, address="10.9.9.9") == 0
+
+
+def test_a_forged_forwarded_for_does_not_choose_the_address(table, settings):
+    """With no proxy configured (NUM_PROXIES=0; under uvicorn the server itself resolves the
+    address), a client's own `X-Forwarded-For` is not its address: new ones each time do not
+    get it past the address cap."""
+    settings.MAX_SOCKETS_PER_ADDRESS = 2
+    game_id, _by_seat = table
+
+    async def scenario():
+        opened = []
+        codes = []
+        for n in range(3):
+            ws = _socket_from(f"/ws/games/{game_id}/", None, "10.7.7.7")
+            ws.scope["headers"].append((b"x-forwarded-for", f"192.0.2.{n}".encode()))
+            first = await _opened(ws)
+            if first["type"] == "hello":
+                opened.append(ws)
+            else:
+                codes.append(await _closed_with(ws))
+        for ws in opened:
+            await ws.disconnect()
+        return len(opened), codes
+
+    assert run(scenario) == (2, [CLOSE_TOO_MANY])
+
+
+# ---------------------------------------------------------------- live servers and Redis
+
+
+@pytest.fixture(scope="module")
+def nodes(django_db_setup):
+    """Two servers (one process each) on the test database and one Redis: the caps are
+    counted across them."""
+    import os
+
+    redis_url = os.environ["REDIS_URL"]
+    env = {
+        "MAX_STREAMS_PER_ACCOUNT": "2",
+        "MAX_STREAMS_PER_ADDRESS": "3",
+        "MAX_SOCKETS_PER_ACCOUNT": "4",
+        "MAX_SOCKETS_PER_ADDRESS": "6",
+        "CONNECTION_LEASE_SECONDS": "3",  # a killed node's leases lapse within 3 s
+    }
+    started = []
+    try:
+        for name in ("A", "B"):
+            node = Node(name, database_url=current_database_url(), redis_url=redis_url, env=env)
+            node.start()
+            started.append(node)
+        yield started
+    finally:
+        for node in started:
+            node.stop()
+
+
+@pytest.fixture
+def clients(committed_db):
+    loop = ClientLoop()
+    yield loop
+    loop.close()
+
+
+@pytest.mark.redis
+def test_streams_per_account_and_per_address_across_two_servers(nodes, committed_db):
+    """Two streams per account on A and B together, the third refused on either with 429
+    `too_many_connections` (`per: account`); three per address; closing one frees its place
+    at once."""
+    a, b = (node.server for node in nodes)
+    game_id, _by_seat = _table()
+    owner = Player()
+    first, second = Stream(a, game_id, owner.token, "10.1.0.1"), Stream(b, game_id, owner.token)
+    assert (first.status, second.status) == (200, 200)
+    for server in (a, b):
+        third = Stream(server, game_id, owner.token, "10.1.0.2")
+        assert third.status == 429, third.body
+        assert third.body["code"] == "too_many_connections"
+        assert (third.body["per"], third.body["limit"]) == ("account", 2)
+    first.close()
+    wait_until(
+        lambda: connection_limits.held(connection_limits.STREAM, user_id=owner.user.pk) == 1,
+        timeout=5,
+        what="the closed stream's place back",
+    )
+    again = Stream(a, game_id, owner.token, "10.1.0.1")
+    assert again.status == 200
+    # per address: three accounts, one address; a fourth account from it is refused
+    others = [Player() for _ in range(4)]
+    held = [
+        Stream(node, game_id, p.token, "10.1.9.9")
+        for node, p in zip((a, b, a), others[:3], strict=True)
+    ]
+    assert [s.status for s in held] == [200, 200, 200]
+    fourth = Stream(b, game_id, others[3].token, "10.1.9.9")
+    assert fourth.status == 429 and fourth.body["per"] == "address", fourth.body
+    assert Stream(b, game_id, others[3].token, "10.1.9.8").status == 200
+    for stream in (second, again, *held):
+        stream.close()
+
+
+@pytest.mark.redis
+def test_a_stream_refused_or_of_a_hidden_game_holds_no_place(nodes, committed_db):
+    """A 429 and a 404 leave the counts as they were."""
+    a = nodes[0].server
+    game_id, _by_seat = _table()
+    hidden = Player().post("/api/v1/tables", {"players": 2, "visibility": "invite"}).json()["id"]
+    person = Player()
+    for _ in range(3):
+        status, body = request_json(a.url(f"/api/v1/games/{hidden}/stream"), token=person.token)
+        assert status == 404 and body["code"] == "game_not_found"
+    assert connection_limits.held(connection_limits.STREAM, user_id=person.user.pk) == 0
+    streams = [Stream(a, game_id, person.token) for _ in range(2)]
+    assert Stream(a, game_id, person.token).status == 429
+    assert connection_limits.held(connection_limits.STREAM, user_id=person.user.pk) == 2
+    for stream in streams:
+        stream.close()
+
+
+@pytest.mark.redis
+def test_sockets_per_account_across_two_servers(nodes, clients, committed_db):
+    """Four sockets per account, two on A and two on B: the fifth is refused on either
+    (4429); one closed on A lets one more in on B."""
+    a, b = (node.server for node in nodes)
+    game_id, _by_seat = _table()
+    person = Player()
+    held = [
+        open_socket(clients, server, path, person)
+        for server, path in ((a, f"/ws/games/{game_id}/"), (a, "/ws/me/"), (b, "/ws/me/"),
+                             (b, f"/ws/games/{game_id}/"))
+    ]  # fmt: skip
+    for sock in held:
+        served_socket(sock)
+    for server in (a, b):
+        frame = refused_socket(open_socket(clients, server, "/ws/me/", person))
+        assert (frame["per"], frame["limit"]) == ("account", 4)
+    held[0].close()
+    wait_until(
+        lambda: connection_limits.held(connection_limits.SOCKET, user_id=person.user.pk) == 3,
+        timeout=5,
+        what="the closed socket's place back",
+    )
+    served_socket(open_socket(clients, b, "/ws/me/", person))
+
+
+@pytest.mark.redis
+def test_the_places_of_a_killed_server_lapse(nodes, clients, committed_db):
+    """A server SIGKILLed with its sockets open gives nothing back; its leases lapse within
+    CONNECTION_LEASE_SECONDS (3 s here) and the account may open its sockets elsewhere.
+    While the servers live, their leases are renewed and do not lapse."""
+    node_a, node_b = nodes
+    game_id, _by_seat = _table()
+    person = Player()
+    for _ in range(4):
+        served_socket(open_socket(clients, node_a.server, f"/ws/games/{game_id}/", person))
+    time.sleep(4)  # longer than a lease: renewed, still counted
+    refused_socket(open_socket(clients, node_b.server, "/ws/me/", person))
+    node_a.kill()
+    try:
+        wait_until(
+            lambda: connection_limits.held(connection_limits.SOCKET, user_id=person.user.pk) == 0,
+            timeout=6,
+            what="the killed server's leases to lapse",
+        )
+        for _ in range(4):
+            served_socket(open_socket(clients, node_b.server, "/ws/me/", person))
+    finally:
+        node_a.start()
+
+
+# ---------------------------------------------------------------------------- the abuse test
+
+
+@pytest.mark.redis
+def test_one_account_trying_hundreds_of_streams_and_sockets_starves_nobody(committed_db):
+    """One account opens 60 streams and 150 sockets at once (defaults: 10 streams and 20
+    sockets per account) while three pairs of others play over HTTP, each player with its
+    game socket open: the others' moves are all accepted and reach their sockets, their
+    sockets and streams open, /healthz answers 200 throughout, the attacker holds exactly its
+    caps, and once it lets go every count is back to zero within 5 s."""
+    tables = [_table() for _ in range(3)]
+    attacker = Player()
+    env = {"DB_POOL_MAX_SIZE": "4"}
+    with live_server(
+        database_url=current_database_url(), redis_url=os.environ["REDIS_URL"], env=env
+    ) as live:
+        clients = ClientLoop()
+        health: list[int] = []
+        stop = False
+
+        def watch_health():
+            while not stop:
+                health.append(request_json(live.url("/healthz"), timeout=10)[0])
+                time.sleep(0.2)
+
+        try:
+            with concurrent.futures.ThreadPoolExecutor(64) as pool:
+                watcher = pool.submit(watch_health)
+                target = tables[0][0]
+                streams = list(
+                    pool.map(lambda _: Stream(live, target, attacker.token, "10.66.6.6"), range(60))
+                )
+                sockets = list(
+                    pool.map(
+                        lambda n: open_socket(
+                            clients, live, "/ws/me/" if n % 2 else f"/ws/games/{target}/",
+                            attacker, address="10.66.6.6",
+                        ),
+                        range(150),
+                    )
+                )  # fmt: skip
+                assert sorted({s.status for s in streams}) == [200, 429]
+                assert sum(s.status == 200 for s in streams) == 10
+                for sock in sockets:
+                    sock.wait("hello or a refusal", lambda fs: fs)
+                assert sum(s.frames[0]["type"] == "hello" for s in sockets) == 20
+                refused = [s for s in sockets if s.frames[0]["type"] != "hello"]
+                assert len(refused) == 130
+                for sock in refused:
+                    refused_socket(sock)
+                # meanwhile the others play, each watching its game
+                for n, (game_id, by_seat) in enumerate(tables):
+                    path = f"/ws/games/{game_id}/"
+                    own = [
+                        open_socket(clients, live, path, p, address=f"10.0.{n}.{seat}")
+                        for seat, p in by_seat.items()
+                    ]
+                    for sock in own:
+                        served_socket(sock)
+                        sock.sync(-1)
+                    follower = Stream(live, game_id, by_seat[0].token, f"10.0.{n}.9")
+                    assert follower.status == 200
+                    for _ in range(4):
+                        seq = _move(live, game_id, by_seat)
+                        for sock in own:
+                            sock.wait_entry(seq)
+                    follower.close()
+                for stream in streams:
+                    stream.close()
+                for sock in sockets:
+                    sock.close()
+                stop_at = time.monotonic()
+                wait_until(
+                    lambda: all(
+                        connection_limits.held(kind, user_id=attacker.user.pk) == 0
+                        and connection_limits.held(kind, address="10.66.6.6") == 0
+                        for kind in (connection_limits.STREAM, connection_limits.SOCKET)
+                    ),
+                    timeout=5,
+                    what="the attacker's counts back to zero",
+                )
+                recovered = time.monotonic() - stop_at
+                stop = True
+                watcher.result()
+        finally:
+            stop = True
+            clients.close()
+        assert health and set(health) == {200}, health
+        assert recovered < 5
+        status, body = request_json(live.url("/healthz"))
+        assert status == 200 and body["database_pool"]["waiting"] == 0, body
+
+
+def _move(live, game_id: int, by_seat) -> int:
+    from games.models import Game
+
+    game = Game.objects.get(pk=game_id)
+    status, body = request_json(
+        live.url(f"/api/v1/games/{game_id}/actions"),
+        {
+            "action": autopilot_choice(game_id),
+            "version": game.version,
+            "idempotency_key": uuid.uuid4().hex,
+        },
+        token=by_seat[game.active_seat].token,
+    )
+    assert status == 201, body
+    return body["seq"]
