@@ -20,6 +20,14 @@ holds every third of `CONNECTION_LEASE_SECONDS`; the leases of a process that wa
 lapse after at most that long, and a key disappears with its last lease. Without Redis (the
 embedded server, one process) the counts are kept in the process.
 
+Opening one costs as much as any authenticated request (the token's lookup, the checks): a
+client that opens hundreds at once would keep every thread and database connection of the
+process busy refusing it. So at most `MAX_HANDSHAKES_PER_ADDRESS` streams and sockets per
+client address are being opened at once in a server process (`HandshakeLimit`, in front of
+the application: until the stream's response starts or the socket is accepted or closed);
+one more is refused at once, before authentication: 429 `too_many_connections` (`per:
+address`), for a socket as the answer to its handshake (it is never opened).
+
 A lease that is never started (the stream was taken but never began to send: its client went
 away before) is not renewed and lapses likewise. Redis failing fails open, as the rate limits
 do: the connection is let through, uncounted (the channel layer, on the same Redis, is down
@@ -28,6 +36,7 @@ then too).
 
 from __future__ import annotations
 
+import json
 import logging
 import os
 import threading
@@ -38,6 +47,8 @@ from dataclasses import dataclass, field
 import redis
 from django.conf import settings
 from django.http import HttpRequest
+from django.urls import Resolver404, resolve
+from django.utils import translation
 from rest_framework.throttling import BaseThrottle
 
 from taxi_project.api_errors import TooManyConnections
@@ -317,3 +328,88 @@ def release_all() -> None:
     """Give back every lease this process holds (tests: between tests)."""
     for lease in _registry.held():
         lease.release()
+
+
+# ------------------------------------------------------------------------- opening, at once
+
+
+STREAM_URL_NAME = "game-stream"
+
+
+class HandshakeLimit:
+    """ASGI middleware: at most MAX_HANDSHAKES_PER_ADDRESS streams and sockets of one client
+    address being opened at once in this process; one more is refused before anything else
+    is done for it (no authentication, no database, no Redis)."""
+
+    # address → streams and sockets being opened now, in this process (its one event loop),
+    # whichever part of the application (HTTP, WebSocket) they go to
+    opening: dict[str, int] = {}
+
+    def __init__(self, app):
+        self.app = app
+
+    async def __call__(self, scope, receive, send):
+        if not self._opens_a_connection(scope):
+            return await self.app(scope, receive, send)
+        limit = int(settings.MAX_HANDSHAKES_PER_ADDRESS)
+        address = socket_address(scope)
+        if limit <= 0 or not address:
+            return await self.app(scope, receive, send)
+        if self.opening.get(address, 0) >= limit:
+            return await _refuse(scope, receive, send, limit)
+        self.opening[address] = self.opening.get(address, 0) + 1
+        opened = False
+
+        def done() -> None:
+            nonlocal opened
+            if not opened:
+                opened = True
+                left = self.opening[address] - 1
+                if left:
+                    self.opening[address] = left
+                else:
+                    del self.opening[address]
+
+        async def watched(message):
+            if message["type"] in ("http.response.start", "websocket.accept", "websocket.close"):
+                done()
+            await send(message)
+
+        try:
+            await self.app(scope, receive, watched)
+        finally:
+            done()
+
+    @staticmethod
+    def _opens_a_connection(scope) -> bool:
+        if scope["type"] == "websocket":
+            return True
+        if scope["type"] != "http" or scope.get("method") != "GET":
+            return False
+        try:
+            return resolve(scope["path"]).url_name == STREAM_URL_NAME
+        except Resolver404:
+            return False
+
+
+async def _refuse(scope, receive, send, limit: int) -> None:
+    """429 `too_many_connections` (`per: address`): an HTTP answer, also to a WebSocket
+    handshake (the ASGI denial response: the socket is never opened)."""
+    from accounts.middleware import scope_language  # the app's, once Django is ready
+
+    with translation.override(scope_language(scope)):
+        error = TooManyConnections(per=ADDRESS, limit=limit)
+        body = {"code": str(error.code), "message": error.message, **error.extra}
+    payload = json.dumps(body).encode()
+    headers = [(b"content-type", b"application/json"),
+               (b"content-length", str(len(payload)).encode())]  # fmt: skip
+    kind = "http"
+    if scope["type"] == "websocket":
+        if (await receive())["type"] != "websocket.connect":
+            return
+        if "websocket.http.response" not in scope.get("extensions", {}):
+            await send({"type": "websocket.close", "code": 4429})  # the server answers 403
+            return
+        kind = "websocket.http"
+    await send({"type": f"{kind}.response.start", "status": 429, "headers": headers})
+    await send({"type": f"{kind}.response.body", "body": payload})

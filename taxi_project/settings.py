@@ -304,6 +304,9 @@ MAX_STREAMS_PER_ADDRESS = int(os.environ.get("MAX_STREAMS_PER_ADDRESS", "50"))
 MAX_SOCKETS_PER_ACCOUNT = int(os.environ.get("MAX_SOCKETS_PER_ACCOUNT", "20"))
 MAX_SOCKETS_PER_ADDRESS = int(os.environ.get("MAX_SOCKETS_PER_ADDRESS", "200"))
 CONNECTION_LEASE_SECONDS = float(os.environ.get("CONNECTION_LEASE_SECONDS", "60"))
+# ...and how many of them one address may be opening at once in one server process (one more
+# is refused before it is authenticated: hundreds at once kept every thread busy refusing)
+MAX_HANDSHAKES_PER_ADDRESS = int(os.environ.get("MAX_HANDSHAKES_PER_ADDRESS", "8"))
 
 # issue 22: push notifications (accounts/push.py, games/push.py, docs/api.md "Push").
 # VAPID (RFC 8292): the server's key pair for Web Push; unset in DEBUG, a development pair is

@@ -22,12 +22,14 @@ import uuid
 
 import pytest
 from websockets.asyncio.client import connect
+from websockets.exceptions import InvalidStatus
 
 from taxi_project import connection_limits
 from tests.e2e.server import current_database_url, live_server, request_json
+from tests.e2e.test_connection_hold import TokenTableLock
 from tests.e2e.test_live import ClientLoop, Socket
 from tests.players import Player, autopilot_choice, seat_players, start_game
-from tests.reliability.multinode import Node, wait_until
+from tests.reliability.multinode import Node, busy, named, wait_until
 from tests.ws.test_consumers import run, socket
 
 CLOSE_TOO_MANY = 4429
@@ -85,6 +87,22 @@ def open_socket(clients: ClientLoop, server, path: str, person=None, *, address=
     clients.run(sock.open())
     clients.sockets.append(sock)
     return sock
+
+
+def try_open_socket(clients, server, path, person, *, address) -> tuple[str, object]:
+    """("hello", the socket), ("4429", None) over a cap, or ("429", None) when the handshake
+    itself was refused (too many being opened at once from the address)."""
+    try:
+        sock = open_socket(clients, server, path, person, address=address)
+    except InvalidStatus as error:
+        assert error.response.status_code == 429, error
+        assert json.loads(error.response.body)["code"] == "too_many_connections"
+        return "429", None
+    first = sock.wait("hello or a refusal", lambda frames: frames[0] if frames else None)
+    if first["type"] == "hello":
+        return "hello", sock
+    refused_socket(sock)
+    return "4429", None
 
 
 def refused_socket(sock) -> dict:
@@ -365,16 +383,64 @@ def test_the_places_of_a_killed_server_lapse(nodes, clients, committed_db):
         node_a.start()
 
 
+@pytest.mark.postgres
+def test_an_address_opening_more_at_once_is_refused_before_authentication(committed_db):
+    """MAX_HANDSHAKES_PER_ADDRESS=2: two streams of one address held up in their
+    authentication (the token table locked), a third stream and a socket from that address
+    are refused at once with 429 `too_many_connections` (`per: address`), without waiting for
+    the lock: nothing was looked up for them. Another address is not held back; once the two
+    are open, the address may open more."""
+    game_id, _by_seat = _table()
+    person, other = Player(), Player()
+    app = f"taxi-opening-{uuid.uuid4().hex[:6]}"
+    env = {"MAX_HANDSHAKES_PER_ADDRESS": "2"}
+    with live_server(database_url=named(current_database_url(), app), env=env) as live:
+        clients = ClientLoop()
+        lock = TokenTableLock()
+        try:
+            with concurrent.futures.ThreadPoolExecutor(4) as pool:
+                slow = [
+                    pool.submit(Stream, live, game_id, person.token, "10.5.5.5") for _ in range(2)
+                ]
+                wait_until(lambda: busy(app) >= 2, timeout=10, what="two lookups held up")
+                started = time.monotonic()
+                third = Stream(live, game_id, person.token, "10.5.5.5")
+                assert third.status == 429 and time.monotonic() - started < 2, third.body
+                assert (third.body["code"], third.body["per"], third.body["limit"]) == (
+                    "too_many_connections", "address", 2
+                )  # fmt: skip
+                outcome, _sock = try_open_socket(
+                    clients, live, "/ws/me/", person, address="10.5.5.5"
+                )
+                assert outcome == "429"
+                elsewhere = pool.submit(Stream, live, game_id, other.token, "10.6.6.6")
+                time.sleep(0.5)
+                assert not elsewhere.done()  # it waits for the lock like the first two
+                lock.release()
+                opened = [future.result() for future in (*slow, elsewhere)]
+                assert [stream.status for stream in opened] == [200, 200, 200]
+            again = Stream(live, game_id, person.token, "10.5.5.5")
+            assert again.status == 200
+            for stream in (*opened, again):
+                stream.close()
+        finally:
+            lock.release()
+            clients.close()
+
+
 # ---------------------------------------------------------------------------- the abuse test
 
 
 @pytest.mark.redis
 def test_one_account_trying_hundreds_of_streams_and_sockets_starves_nobody(committed_db):
-    """One account opens 60 streams and 150 sockets at once (defaults: 10 streams and 20
-    sockets per account) while three pairs of others play over HTTP, each player with its
-    game socket open: the others' moves are all accepted and reach their sockets, their
-    sockets and streams open, /healthz answers 200 throughout, the attacker holds exactly its
-    caps, and once it lets go every count is back to zero within 5 s."""
+    """One account, from one address, opens 60 streams and 150 sockets at once (defaults: 10
+    streams and 20 sockets per account, 8 being opened at once per address) while three pairs
+    of others play over HTTP, each player with its game socket open: every try is accepted or
+    refused with `too_many_connections` (429, or 4429 for a socket over its account's cap), the
+    attacker never holds more than its caps, and trying one at a time it gets exactly those;
+    the others' moves are all accepted and reach their sockets, their sockets and streams open,
+    /healthz answers 200 throughout, and once the attacker lets go every count is back to zero
+    within 5 s."""
     tables = [_table() for _ in range(3)]
     attacker = Player()
     env = {"DB_POOL_MAX_SIZE": "4"}
@@ -390,31 +456,41 @@ def test_one_account_trying_hundreds_of_streams_and_sockets_starves_nobody(commi
                 health.append(request_json(live.url("/healthz"), timeout=10)[0])
                 time.sleep(0.2)
 
+        def held(kind):
+            return connection_limits.held(kind, user_id=attacker.user.pk)
+
+        target = tables[0][0]
+
+        def try_socket(n):
+            path = "/ws/me/" if n % 2 else f"/ws/games/{target}/"
+            return try_open_socket(clients, live, path, attacker, address="10.66.6.6")
+
         try:
             with concurrent.futures.ThreadPoolExecutor(64) as pool:
                 watcher = pool.submit(watch_health)
-                target = tables[0][0]
                 streams = list(
                     pool.map(lambda _: Stream(live, target, attacker.token, "10.66.6.6"), range(60))
                 )
-                sockets = list(
-                    pool.map(
-                        lambda n: open_socket(
-                            clients, live, "/ws/me/" if n % 2 else f"/ws/games/{target}/",
-                            attacker, address="10.66.6.6",
-                        ),
-                        range(150),
-                    )
-                )  # fmt: skip
-                assert sorted({s.status for s in streams}) == [200, 429]
-                assert sum(s.status == 200 for s in streams) == 10
-                for sock in sockets:
-                    sock.wait("hello or a refusal", lambda fs: fs)
-                assert sum(s.frames[0]["type"] == "hello" for s in sockets) == 20
-                refused = [s for s in sockets if s.frames[0]["type"] != "hello"]
-                assert len(refused) == 130
-                for sock in refused:
-                    refused_socket(sock)
+                sockets = list(pool.map(try_socket, range(150)))
+                assert {s.status for s in streams} <= {200, 429}
+                assert {s.body["code"] for s in streams if s.status == 429} == {
+                    "too_many_connections"
+                }
+                assert 1 <= sum(s.status == 200 for s in streams) <= 10
+                assert {outcome for outcome, _ in sockets} <= {"hello", "4429", "429"}
+                assert 1 <= sum(outcome == "hello" for outcome, _ in sockets) <= 20
+                assert held(connection_limits.STREAM) <= 10
+                assert held(connection_limits.SOCKET) <= 20
+                # one at a time it gets exactly its caps, and no more
+                while held(connection_limits.STREAM) < 10:
+                    streams.append(Stream(live, target, attacker.token, "10.66.6.6"))
+                    assert streams[-1].status == 200, streams[-1].body
+                over = Stream(live, target, attacker.token, "10.66.6.6")
+                assert (over.status, over.body["per"]) == (429, "account"), over.body
+                while held(connection_limits.SOCKET) < 20:
+                    sockets.append(try_socket(len(sockets)))
+                    assert sockets[-1][0] == "hello", sockets[-1]
+                assert try_socket(0)[0] == "4429"
                 # meanwhile the others play, each watching its game
                 for n, (game_id, by_seat) in enumerate(tables):
                     path = f"/ws/games/{game_id}/"
@@ -434,8 +510,9 @@ def test_one_account_trying_hundreds_of_streams_and_sockets_starves_nobody(commi
                     follower.close()
                 for stream in streams:
                     stream.close()
-                for sock in sockets:
-                    sock.close()
+                for _outcome, sock in sockets:
+                    if sock is not None:
+                        sock.close()
                 stop_at = time.monotonic()
                 wait_until(
                     lambda: all(
