@@ -570,6 +570,8 @@ def report(result: dict, args) -> None:
     ]
     for label, value in rows:
         print(f"{label:34}" + "".join(f"{value(n)!s:>12}" for n in names))
+    for n in names:
+        print(f"slowest move of each second, {n} (ms): {w[n]['slowest_ms_by_second']}")
     caps = result["caps"]
     print(f"\nattacker: {a['stream_tries']} stream tries, {a['streams_accepted']} accepted "
           f"(cap {caps['MAX_STREAMS_PER_ACCOUNT']}), refused {a['stream_refusals']}")  # fmt: skip

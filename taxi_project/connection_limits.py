@@ -386,6 +386,8 @@ class HandshakeLimit:
             return True
         if scope["type"] != "http" or scope.get("method") != "GET":
             return False
+        if not scope["path"].endswith("/stream"):  # every other GET, at the cost of a compare
+            return False
         try:
             return resolve(scope["path"]).url_name == STREAM_URL_NAME
         except Resolver404:
