@@ -516,7 +516,7 @@ async def bench(run, args) -> dict:
 
 def caps_of(env: dict) -> dict[str, int]:
     defaults = {"MAX_STREAMS_PER_ACCOUNT": 10, "MAX_STREAMS_PER_ADDRESS": 50,
-                "MAX_SOCKETS_PER_ACCOUNT": 20, "MAX_SOCKETS_PER_ADDRESS": 200}  # fmt: skip
+                "MAX_SOCKETS_PER_ACCOUNT": 32, "MAX_SOCKETS_PER_ADDRESS": 200}  # fmt: skip
     return {name: int(env.get(name, default)) for name, default in defaults.items()}
 
 

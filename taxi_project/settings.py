@@ -301,9 +301,9 @@ STREAM_KEEPALIVE_SECONDS = float(os.environ.get("STREAM_KEEPALIVE_SECONDS", "20"
 # renewal (taxi_project/connection_limits.py, docs/reliability.md "Limits").
 MAX_STREAMS_PER_ACCOUNT = int(os.environ.get("MAX_STREAMS_PER_ACCOUNT", "10"))
 MAX_STREAMS_PER_ADDRESS = int(os.environ.get("MAX_STREAMS_PER_ADDRESS", "50"))
-MAX_SOCKETS_PER_ACCOUNT = int(os.environ.get("MAX_SOCKETS_PER_ACCOUNT", "20"))
+MAX_SOCKETS_PER_ACCOUNT = int(os.environ.get("MAX_SOCKETS_PER_ACCOUNT", "32"))
 MAX_SOCKETS_PER_ADDRESS = int(os.environ.get("MAX_SOCKETS_PER_ADDRESS", "200"))
-CONNECTION_LEASE_SECONDS = float(os.environ.get("CONNECTION_LEASE_SECONDS", "60"))
+CONNECTION_LEASE_SECONDS = float(os.environ.get("CONNECTION_LEASE_SECONDS", "15"))
 # ...and how many of them one address may be opening at once in one server process (one more
 # is refused before it is authenticated: hundreds at once kept every thread busy refusing)
 MAX_HANDSHAKES_PER_ADDRESS = int(os.environ.get("MAX_HANDSHAKES_PER_ADDRESS", "8"))

@@ -21,6 +21,7 @@ import urllib.request
 import uuid
 
 import pytest
+from django.conf import settings as django_settings
 from websockets.asyncio.client import connect
 from websockets.exceptions import InvalidStatus
 
@@ -433,14 +434,16 @@ def test_an_address_opening_more_at_once_is_refused_before_authentication(commit
 
 @pytest.mark.redis
 def test_one_account_trying_hundreds_of_streams_and_sockets_starves_nobody(committed_db):
-    """One account, from one address, opens 60 streams and 150 sockets at once (defaults: 10
-    streams and 20 sockets per account, 8 being opened at once per address) while three pairs
-    of others play over HTTP, each player with its game socket open: every try is accepted or
-    refused with `too_many_connections` (429, or 4429 for a socket over its account's cap), the
-    attacker never holds more than its caps, and trying one at a time it gets exactly those;
-    the others' moves are all accepted and reach their sockets, their sockets and streams open,
-    /healthz answers 200 throughout, and once the attacker lets go every count is back to zero
-    within 5 s."""
+    """One account, from one address, opens 60 streams and 150 sockets at once (the default
+    caps: 10 streams and 32 sockets per account, 8 being opened at once per address) while
+    three pairs of others play over HTTP, each player with its game socket open: every try is
+    accepted or refused with `too_many_connections` (429, or 4429 for a socket over its
+    account's cap), the attacker never holds more than its caps, and trying one at a time it
+    gets exactly those; the others' moves are all accepted and reach their sockets, their
+    sockets and streams open, /healthz answers 200 throughout, and once the attacker lets go
+    every count is back to zero within 5 s."""
+    streams_cap = django_settings.MAX_STREAMS_PER_ACCOUNT
+    sockets_cap = django_settings.MAX_SOCKETS_PER_ACCOUNT
     tables = [_table() for _ in range(3)]
     attacker = Player()
     env = {"DB_POOL_MAX_SIZE": "4"}
@@ -476,18 +479,18 @@ def test_one_account_trying_hundreds_of_streams_and_sockets_starves_nobody(commi
                 assert {s.body["code"] for s in streams if s.status == 429} == {
                     "too_many_connections"
                 }
-                assert 1 <= sum(s.status == 200 for s in streams) <= 10
+                assert 1 <= sum(s.status == 200 for s in streams) <= streams_cap
                 assert {outcome for outcome, _ in sockets} <= {"hello", "4429", "429"}
-                assert 1 <= sum(outcome == "hello" for outcome, _ in sockets) <= 20
-                assert held(connection_limits.STREAM) <= 10
-                assert held(connection_limits.SOCKET) <= 20
+                assert 1 <= sum(outcome == "hello" for outcome, _ in sockets) <= sockets_cap
+                assert held(connection_limits.STREAM) <= streams_cap
+                assert held(connection_limits.SOCKET) <= sockets_cap
                 # one at a time it gets exactly its caps, and no more
-                while held(connection_limits.STREAM) < 10:
+                while held(connection_limits.STREAM) < streams_cap:
                     streams.append(Stream(live, target, attacker.token, "10.66.6.6"))
                     assert streams[-1].status == 200, streams[-1].body
                 over = Stream(live, target, attacker.token, "10.66.6.6")
                 assert (over.status, over.body["per"]) == (429, "account"), over.body
-                while held(connection_limits.SOCKET) < 20:
+                while held(connection_limits.SOCKET) < sockets_cap:
                     sockets.append(try_socket(len(sockets)))
                     assert sockets[-1][0] == "hello", sockets[-1]
                 assert try_socket(0)[0] == "4429"
