@@ -53,6 +53,7 @@ import dataclasses
 import json
 import multiprocessing
 import os
+import random
 import secrets
 import signal
 import sys
@@ -248,7 +249,8 @@ async def attack_stream(session, base, attacker, game_id, until, retry, attack) 
             attack.failures[f"stream {type(error).__name__}"] += 1
         if retry <= 0:
             return
-        await asyncio.sleep(max(min(retry, until - time.perf_counter()), 0))
+        pause = retry * random.uniform(0.5, 1.5)  # retries spread out, as clients' do
+        await asyncio.sleep(max(min(pause, until - time.perf_counter()), 0))
 
 
 async def _drain(response) -> None:
@@ -285,7 +287,8 @@ async def attack_socket(session, base, attacker, path, until, retry, attack) -> 
             attack.failures[f"socket {type(error).__name__}"] += 1
         if retry <= 0:
             return
-        await asyncio.sleep(max(min(retry, until - time.perf_counter()), 0))
+        pause = retry * random.uniform(0.5, 1.5)  # retries spread out, as clients' do
+        await asyncio.sleep(max(min(pause, until - time.perf_counter()), 0))
 
 
 async def _drain_ws(ws) -> None:
@@ -415,7 +418,9 @@ async def _attack_all(base, attacker, game_ids, start_at, end_at, args, attack) 
                           until, args.retry, attack)
             for i in range(args.sockets)
         ]  # fmt: skip
-        await asyncio.gather(*streams, *sockets)
+        tries = [*streams, *sockets]
+        random.Random(0).shuffle(tries)  # streams and sockets mixed, as they arrive
+        await asyncio.gather(*tries)
 
 
 async def recovery(run, args, attacker, probe: Probe, since: float) -> dict:

@@ -305,8 +305,9 @@ MAX_SOCKETS_PER_ACCOUNT = int(os.environ.get("MAX_SOCKETS_PER_ACCOUNT", "32"))
 MAX_SOCKETS_PER_ADDRESS = int(os.environ.get("MAX_SOCKETS_PER_ADDRESS", "200"))
 CONNECTION_LEASE_SECONDS = float(os.environ.get("CONNECTION_LEASE_SECONDS", "15"))
 # ...and how many of them one address may be opening at once in one server process (one more
-# is refused before it is authenticated: hundreds at once kept every thread busy refusing)
-MAX_HANDSHAKES_PER_ADDRESS = int(os.environ.get("MAX_HANDSHAKES_PER_ADDRESS", "8"))
+# is refused before it is authenticated: hundreds at once kept every thread busy refusing, and
+# each holds a pooled connection while it is authenticated: keep it under DB_POOL_MAX_SIZE)
+MAX_HANDSHAKES_PER_ADDRESS = int(os.environ.get("MAX_HANDSHAKES_PER_ADDRESS", "4"))
 
 # issue 22: push notifications (accounts/push.py, games/push.py, docs/api.md "Push").
 # VAPID (RFC 8292): the server's key pair for Web Push; unset in DEBUG, a development pair is

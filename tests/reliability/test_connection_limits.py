@@ -435,7 +435,7 @@ def test_an_address_opening_more_at_once_is_refused_before_authentication(commit
 @pytest.mark.redis
 def test_one_account_trying_hundreds_of_streams_and_sockets_starves_nobody(committed_db):
     """One account, from one address, opens 60 streams and 150 sockets at once (the default
-    caps: 10 streams and 32 sockets per account, 8 being opened at once per address) while
+    caps: 10 streams and 32 sockets per account, 4 being opened at once per address) while
     three pairs of others play over HTTP, each player with its game socket open: every try is
     accepted or refused with `too_many_connections` (429, or 4429 for a socket over its
     account's cap), the attacker never holds more than its caps, and trying one at a time it
