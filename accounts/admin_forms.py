@@ -1,9 +1,10 @@
 """The admin's forms for accounts.
 
-The login form is limited per address and per username tried (issue 20): Django's admin login
+The login form is limited per address and per username tried: Django's admin login
 has no attempt limit of its own. The counts are kept as the API's are (accounts/throttles.py,
 scope `admin_login`), in the shared cache. The user forms check a display name as the API does
-(accounts/names.py), so a moderator gets a form error rather than the unique index's 500."""
+(`accounts.services.display_name_check`: a look in use, a computer opponent's name), so a
+moderator gets a form error rather than the unique index's 500."""
 
 from __future__ import annotations
 
@@ -15,8 +16,8 @@ from django.core.exceptions import ValidationError
 from django.utils.translation import gettext_lazy as _
 
 from accounts.errors import DisplayNameTaken
-from accounts.models import User
-from accounts.names import display_name_normalize, display_name_skeleton
+from accounts.names import display_name_normalize
+from accounts.services import display_name_check
 from accounts.throttles import AdminLoginAccountThrottle, AdminLoginAddressThrottle
 
 
@@ -43,13 +44,10 @@ class ThrottledAdminLoginForm(AdminAuthenticationForm):
 class DisplayNameLookMixin:
     def clean_display_name(self) -> str:
         name = display_name_normalize(self.cleaned_data.get("display_name") or "")
-        skeleton = display_name_skeleton(name)
-        if skeleton is not None:
-            holders = User.objects.filter(display_name_skeleton=skeleton)
-            if self.instance.pk is not None:
-                holders = holders.exclude(pk=self.instance.pk)
-            if holders.exists():
-                raise ValidationError(DisplayNameTaken.default_detail, code="display_name_taken")
+        try:
+            display_name_check(name, other_than=self.instance if self.instance.pk else None)
+        except DisplayNameTaken as refused:
+            raise ValidationError(str(refused.detail), code="display_name_taken") from refused
         return name
 
 

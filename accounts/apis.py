@@ -54,6 +54,8 @@ from accounts.throttles import (
     AuthRateThrottle,
     PasswordChangeAccountThrottle,
     PasswordChangeAddressThrottle,
+    PushRegisterAccountThrottle,
+    PushRegisterAddressThrottle,
 )
 from games.schema import error_responses
 
@@ -275,9 +277,12 @@ class PasswordChangeApi(APIView):
         operation_id="me_password_change",
         tags=TAGS,
         summary="Change my password",
-        description="Always answers 200 with a fresh token: the old token is revoked, so other "
-        "devices must log in again, as must other browser sessions. The session making the "
-        "request stays logged in.",
+        description="Answers 200 with the token this device is to use from now on. Every other "
+        "device's token is revoked (they must log in again, and their push subscriptions go "
+        "with them), and every other browser session is logged out. The caller stays signed "
+        "in: a request made with a token keeps that token (`token` is the one it sent); a "
+        "request from a browser session keeps its session (under a new session key) and gets "
+        "a new token.",
         request=PasswordChangeSerializer,
         responses={
             200: TokenSerializer,
@@ -347,7 +352,7 @@ class DeviceApi(APIView):
         return Response(status=status.HTTP_204_NO_CONTENT)
 
 
-# --- Push notifications (issue 22; docs/api.md "Push") ----------------------------------------
+# --- Push notifications (docs/api.md "Push") ----------------------------------------
 
 
 class PushPublicKeyApi(APIView):
@@ -394,6 +399,11 @@ def _subscription_data(subscription, credentials: dict) -> dict:
 
 
 class PushSubscriptionsApi(APIView):
+    def get_throttles(self):
+        if self.request.method == "POST":  # each registration resolves a host name
+            return [PushRegisterAccountThrottle(), PushRegisterAddressThrottle()]
+        return super().get_throttles()
+
     @extend_schema(
         operation_id="me_push_subscriptions",
         tags=TAGS,
@@ -417,8 +427,12 @@ class PushSubscriptionsApi(APIView):
         description="Send a browser's `PushSubscription` as `toJSON()` gives it. The "
         "subscription lives as long as the credentials of this request (this device's token, "
         "or this browser session): revoking the device or logging out ends it. 201 when new, "
-        "200 when the endpoint was known (renewed, and now this account's). "
-        "`invalid_push_subscription`: `errors` names the field.",
+        "200 when the endpoint was known (renewed, and now this account's). An account keeps "
+        "`PUSH_SUBSCRIPTIONS_PER_ACCOUNT` (10 by default): one more deletes the one least "
+        "recently registered. `invalid_push_subscription`: `errors` names the field. "
+        "`push_endpoint_refused`: the endpoint's host is not a public push service (it is "
+        "internal, does not resolve, or is not in the server's allow-list); one answer for "
+        "every reason. `throttled`: too many registrations from this account or address.",
         request=PushSubscriptionRequestSerializer,
         responses={
             200: PushSubscriptionSerializer,
@@ -428,6 +442,8 @@ class PushSubscriptionsApi(APIView):
                 *FORM,
                 *SIGNED_IN,
                 "invalid_push_subscription",
+                "push_endpoint_refused",
+                "throttled",
             ),
         },
     )

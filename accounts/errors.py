@@ -45,6 +45,12 @@ class DisplayNameTaken(Conflict):
     default_detail = _("Another player already has this display name, or one that looks the same.")
 
 
+class DisplayNameReserved(DisplayNameTaken):
+    # A computer opponent's name, in any language, numbered or not ("Computer 2 (strong)",
+    # "bot:1"): the same code as a taken name, since to a client it is one.
+    default_detail = _("This display name belongs to the computer opponents.")
+
+
 class InvalidCredentials(ApiError):
     # 400 rather than 401: a 401 must carry WWW-Authenticate, and these endpoints take a form,
     # not a credentials scheme. One message for unknown user and wrong password.
@@ -65,6 +71,16 @@ class InvalidPushSubscription(ApiError):
 
     default_code = "invalid_push_subscription"
     default_detail = _("This push subscription cannot be used.")
+
+
+class PushEndpointRefused(ApiError):
+    """A Web Push endpoint the server does not send to: its host is not a public address (a
+    loopback, private, link-local or other internal one, a special-use name), does not
+    resolve, or is not in PUSH_ALLOWED_HOSTS. One answer for every reason, so that
+    registering tells nothing about the server's network (accounts/push_targets.py)."""
+
+    default_code = "push_endpoint_refused"
+    default_detail = _("This server does not send pushes to this endpoint's host.")
 
 
 class AccountRefused(Forbidden):
@@ -88,6 +104,7 @@ class Code(StrEnum):
     INVALID_CREDENTIALS = "invalid_credentials"
     WRONG_PASSWORD = "wrong_password"
     INVALID_PUSH_SUBSCRIPTION = "invalid_push_subscription"
+    PUSH_ENDPOINT_REFUSED = "push_endpoint_refused"
 
 
 def vocabulary() -> dict[str, tuple[int, str]]:
@@ -100,6 +117,7 @@ def vocabulary() -> dict[str, tuple[int, str]]:
             InvalidCredentials,
             WrongPassword,
             InvalidPushSubscription,
+            PushEndpointRefused,
         )
     }
     found[Code.CROSS_ORIGIN_REFUSED] = (403, CROSS_ORIGIN_MESSAGE)

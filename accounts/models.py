@@ -2,6 +2,7 @@ from django.conf import settings
 from django.contrib.auth.models import AbstractUser
 from django.db import models
 from django.db.models.functions import Lower
+from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 from knox.models import AbstractAuthToken
 from knox.settings import CONSTANTS
@@ -28,7 +29,7 @@ class User(AbstractUser):
         default=False,
         help_text=_("E-mail me when a game waits on my move."),
     )
-    # issue 22: what is pushed to the user's devices (accounts/push.py, games/push.py)
+    # What is pushed to the user's devices (accounts/push.py, games/push.py)
     push_your_turn = models.BooleanField(
         _("push: your turn"),
         default=True,
@@ -122,7 +123,7 @@ class DeviceToken(AbstractAuthToken):
 
 
 class PushSubscription(models.Model):
-    """Where to push a user's notifications on one device (issue 22): a browser's Web Push
+    """Where to push a user's notifications on one device: a browser's Web Push
     subscription (`service` "webpush": the push service's endpoint URL and the browser's
     `p256dh` key and `auth` secret), or a mobile vendor's device token for a configured
     backend (`settings.PUSH_BACKENDS`, accounts/push_backends.py).
@@ -130,7 +131,15 @@ class PushSubscription(models.Model):
     It lives as long as the credentials it was registered with: a device token (deleted with
     it: revoking a device, a password change) or a browser session (`session_key`; checked
     before each push, so a signed-out browser is never pushed to). The push service answering
-    404 or 410 deletes it too."""
+    404 or 410 deletes it too, and so does an endpoint that is no longer a public host
+    (accounts/push_targets.py, checked before each push).
+
+    Bounded: `PUSH_SUBSCRIPTIONS_PER_ACCOUNT` per account (registering one more deletes the
+    least recently `registered`); the endpoint is at most `ENDPOINT_MAX_BYTES` in UTF-8 (its
+    unique index is a btree, whose rows PostgreSQL limits to about 2,700 bytes), the keys are
+    base64url of their fixed sizes."""
+
+    ENDPOINT_MAX_BYTES = 2000
 
     user = models.ForeignKey(
         settings.AUTH_USER_MODEL,
@@ -154,10 +163,15 @@ class PushSubscription(models.Model):
         unique=True,
         help_text=_("Web Push: the push service's URL; another service: its device token"),
     )
-    p256dh = models.CharField(_("public key"), max_length=200, blank=True)
-    auth = models.CharField(_("authentication secret"), max_length=100, blank=True)
+    p256dh = models.CharField(_("public key"), max_length=100, blank=True)
+    auth = models.CharField(_("authentication secret"), max_length=50, blank=True)
     device = models.CharField(_("device"), max_length=100, blank=True)
     created = models.DateTimeField(_("created"), auto_now_add=True)
+    registered = models.DateTimeField(
+        _("registered"),
+        default=timezone.now,
+        help_text=_("When a device last registered it; the least recent goes first."),
+    )
     last_pushed = models.DateTimeField(_("last pushed"), null=True, blank=True)
 
     class Meta:

@@ -6,10 +6,17 @@ stacks combining marks. Two names whose Unicode TR39 confusable skeleton is the 
 and "Аnnа" with Cyrillic "а", "paypal" and "paypaI") cannot both be held: the skeleton is
 stored beside the name (`User.display_name_skeleton`), and a unique index on it decides, in
 one query and without a race, who holds a look.
+
+Some looks belong to nobody who can sign up: the names the computer opponents are shown with
+("Computer (strong)", "Ordinateur (fort)", their accounts' "bot:1", numbered or not). Their
+*bare look* (`display_name_bare_look`: the skeleton without numbers or spaces) is compared,
+so "Computer 2 (strong)", "C0mputer(strong)" and "b0t:7" are theirs too; accounts/services.py
+lists them from the translation catalogues.
 """
 
 from __future__ import annotations
 
+import re
 import unicodedata
 
 from disarm import skeleton_key
@@ -61,3 +68,28 @@ def display_name_skeleton(display_name: str) -> str | None:
     if not display_name.strip():
         return None
     return skeleton_key(display_name, digit_policy="tr39", on_empty="\ufffd")
+
+
+# A number in a skeleton: its digits, with 0 and 1 as their prototypes "o" and "l". Spelt with
+# those letters it is only a number where it stands alone ("bot:l", "Computer l (strong)");
+# in digits, wherever it does not split a word ("Computer2", "コンピューター2", not "Comp2uter").
+_DIGITS = re.compile(r"\d+")
+_LETTER_NUMBER = re.compile(r"(?<!\w)[ol]+(?!\w)")
+_SPACE = re.compile(r"\s+")
+
+
+def _number_dropped(match: re.Match) -> str:
+    text, start, end = match.string, match.start(), match.end()
+    inside_a_word = start > 0 and text[start - 1].isalpha() and text[end : end + 1].isalpha()
+    return match.group() if inside_a_word else ""
+
+
+def display_name_bare_look(display_name: str) -> str | None:
+    """The look of a name with its numbers and spaces left out: what a reserved name is
+    compared by, so that a number or a space added anywhere a name allows one does not make
+    it another name. None for a blank name."""
+    skeleton = display_name_skeleton(display_name)
+    if skeleton is None:
+        return None
+    bare = _LETTER_NUMBER.sub("", _DIGITS.sub(_number_dropped, skeleton))
+    return _SPACE.sub("", bare)

@@ -2,7 +2,7 @@
 
 Sign-up and log-in take no CSRF token (mobile clients have no cookie to pair one with), so a
 foreign page could post a form to them: the visitor's browser would then hold a session for
-the attacker's account (issue 20). Browsers say where a request comes from: every cross-origin
+the attacker's account. Browsers say where a request comes from: every cross-origin
 POST carries `Origin` (and `Sec-Fetch-Site` in current browsers), which a page cannot forge.
 A request whose `Origin` is neither this site nor in CSRF_TRUSTED_ORIGINS, or that the
 browser marks as cross-site, is refused, the same rule as Django's CSRF origin check. Mobile

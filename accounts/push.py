@@ -1,12 +1,19 @@
 """Push subscriptions of a user's devices: register, list, delete, and deliver one payload to
-one subscription (issue 22). What is pushed and when is games/push.py; the senders are
-accounts/push_backends.py.
+one subscription. What is pushed and when is games/push.py; the senders are
+accounts/push_backends.py; where a push may go, accounts/push_targets.py.
 
 A subscription lives as long as the credentials it was registered with (a device token, or a
 browser session: accounts/models.py `PushSubscription`): before each push they are checked as
 a socket's are, and a subscription whose credentials are gone, or whose account is refused, is
 deleted instead of pushed to. So a device that was signed out, or a browser whose user logged
 out or changed the password elsewhere, is never told anything.
+
+Bounded: an endpoint must be a public host when it is registered and again before each push
+(else it is refused, or deleted unsent); an account keeps at most
+`PUSH_SUBSCRIPTIONS_PER_ACCOUNT` subscriptions, registering one more deletes the one least
+recently registered (a browser registers again once a session, so the one that goes is the
+device unused longest; refusing with 409 instead would leave a user whose old browsers are
+gone unable to add a new one without finding and deleting them first).
 """
 
 from __future__ import annotations
@@ -21,9 +28,10 @@ from django.db.models import QuerySet
 from django.utils import timezone
 from django.utils.crypto import constant_time_compare
 
-from accounts.errors import InvalidPushSubscription
+from accounts.errors import InvalidPushSubscription, PushEndpointRefused
 from accounts.models import DeviceToken, PushSubscription, User
 from accounts.push_backends import PushRejected, PushUnavailable, SubscriptionGone, backend_for
+from accounts.push_targets import EndpointRefused
 from accounts.selectors import user_access_refusal
 from accounts.vapid import vapid_keys
 from taxi_project.api_errors import NotFound, ServiceUnavailable
@@ -53,7 +61,8 @@ def push_subscription_register(
     """Register (or renew) a device's subscription for `user`, tied to the credentials of
     the request: its device token, else its browser session. Idempotent by endpoint; an
     endpoint registered before by another account (a shared browser) moves to this one.
-    Returns the subscription and whether it is new."""
+    Beyond `PUSH_SUBSCRIPTIONS_PER_ACCOUNT`, the account's least recently registered
+    subscriptions are deleted. Returns the subscription and whether it is new."""
     backend = backend_for(service)
     if backend is None:
         raise InvalidPushSubscription(
@@ -64,8 +73,15 @@ def push_subscription_register(
         raise InvalidPushSubscription(errors=problems)
     if service == "webpush" and vapid_keys() is None:
         raise ServiceUnavailable()
+    try:
+        backend.check_endpoint(endpoint)  # resolves its host: outside the transaction
+    except EndpointRefused as refused:
+        log.info("push endpoint refused for user %s: %s", user.pk, refused)
+        raise PushEndpointRefused() from None
     with transaction.atomic():
-        return PushSubscription.objects.update_or_create(
+        # one registration at a time per account: the cap holds under concurrent ones
+        User.objects.select_for_update().filter(pk=user.pk).values_list("pk").first()
+        subscription, created = PushSubscription.objects.update_or_create(
             endpoint=endpoint,
             defaults={
                 "user": user,
@@ -75,8 +91,16 @@ def push_subscription_register(
                 "device": device[:100],
                 "device_token": token,
                 "session_key": "" if token is not None else session_key,
+                "registered": timezone.now(),
             },
         )
+        beyond = (
+            PushSubscription.objects.filter(user=user)
+            .order_by("-registered", "-pk")
+            .values_list("pk", flat=True)[settings.PUSH_SUBSCRIPTIONS_PER_ACCOUNT :]
+        )
+        PushSubscription.objects.filter(pk__in=list(beyond)).delete()
+        return subscription, created
 
 
 def push_subscriptions_of(*, user: User) -> QuerySet[PushSubscription]:
@@ -133,9 +157,10 @@ def _credentials_stand(subscription: PushSubscription, user: User) -> bool:
 def push_deliver(*, subscription_id: int, payload: dict) -> str:
     """Push `payload` to one subscription: "sent"; "gone" if it no longer exists (deleted
     meanwhile, or the push service answered 404/410: then it is deleted); "dropped" if its
-    credentials are gone (it is deleted); "off" if this server cannot push through its
-    service; "rejected" if the service refused it for good. Other failures raise
-    `PushFailed`: the task retries."""
+    credentials are gone (it is deleted); "refused" if its endpoint is not a public host now
+    (it is deleted, nothing is sent); "off" if this server cannot push through its service;
+    "rejected" if the service refused it for good. Other failures raise `PushFailed`: the
+    task retries."""
     subscription = (
         PushSubscription.objects.select_related("user", "device_token")
         .filter(pk=subscription_id)
@@ -154,6 +179,10 @@ def push_deliver(*, subscription_id: int, payload: dict) -> str:
     except SubscriptionGone:
         PushSubscription.objects.filter(pk=subscription.pk).delete()
         return "gone"
+    except EndpointRefused as refused:
+        log.warning("push endpoint of subscription %s refused: %s", subscription.pk, refused)
+        PushSubscription.objects.filter(pk=subscription.pk).delete()
+        return "refused"
     except PushUnavailable:
         return "off"
     except PushRejected:

@@ -15,13 +15,14 @@ from django.core.exceptions import ValidationError as DjangoValidationError
 from django.utils.translation import gettext as _
 from rest_framework import serializers
 
-from accounts.models import User
+from accounts.models import PushSubscription, User
 from accounts.names import (
     MAX_COMBINING_MARKS_IN_A_ROW,
     display_name_normalize,
     has_invisible_characters,
     longest_combining_run,
 )
+from taxi_project.strict_fields import JsonTypes
 
 DISPLAY_NAME_MAX_LENGTH = User._meta.get_field("display_name").max_length
 
@@ -98,7 +99,7 @@ class DisplayNameField(serializers.CharField):
 # --- Requests --------------------------------------------------------------------------------
 
 
-class SignupSerializer(serializers.Serializer):
+class SignupSerializer(JsonTypes, serializers.Serializer):
     username = serializers.CharField(
         max_length=150,
         validators=[UnicodeUsernameValidator()],
@@ -131,7 +132,7 @@ class SignupSerializer(serializers.Serializer):
         return attrs
 
 
-class CredentialsSerializer(serializers.Serializer):
+class CredentialsSerializer(JsonTypes, serializers.Serializer):
     username = serializers.CharField(max_length=150)
     password = PasswordField()
     device = serializers.CharField(
@@ -142,7 +143,7 @@ class CredentialsSerializer(serializers.Serializer):
     )
 
 
-class ProfileUpdateSerializer(serializers.Serializer):
+class ProfileUpdateSerializer(JsonTypes, serializers.Serializer):
     display_name = DisplayNameField(required=False)
     email = serializers.EmailField(required=False, allow_blank=True, max_length=254)
     email_on_turn = serializers.BooleanField(
@@ -156,7 +157,7 @@ class ProfileUpdateSerializer(serializers.Serializer):
     )
 
 
-class PasswordChangeSerializer(serializers.Serializer):
+class PasswordChangeSerializer(JsonTypes, serializers.Serializer):
     """Needs `context={"user": ...}`: the new password is checked against that account."""
 
     old_password = PasswordField()
@@ -219,20 +220,39 @@ class AuthResultSerializer(TokenSerializer):
 # --- Push (issue 22) --------------------------------------------------------------------------
 
 
-class PushKeysSerializer(serializers.Serializer):
-    p256dh = serializers.CharField(
-        max_length=200, help_text="the browser's P-256 public key, uncompressed, base64url"
+_BASE64URL = r"^[A-Za-z0-9_-]+={0,2}$"
+
+
+class PushKeysSerializer(JsonTypes, serializers.Serializer):
+    # base64url of 65 bytes (87 characters, 88 padded) and of 16 (22, 24 padded)
+    p256dh = serializers.RegexField(
+        _BASE64URL,
+        max_length=PushSubscription._meta.get_field("p256dh").max_length,
+        help_text="the browser's P-256 public key, uncompressed, base64url",
     )
-    auth = serializers.CharField(max_length=100, help_text="the 16-byte secret, base64url")
+    auth = serializers.RegexField(
+        _BASE64URL,
+        max_length=PushSubscription._meta.get_field("auth").max_length,
+        help_text="the 16-byte secret, base64url",
+    )
 
 
-class PushSubscriptionRequestSerializer(serializers.Serializer):
+def _endpoint_fits(value: str) -> None:
+    if len(value.encode("utf-8", "surrogatepass")) > PushSubscription.ENDPOINT_MAX_BYTES:
+        raise serializers.ValidationError(
+            _("At most %(bytes)s bytes in UTF-8.") % {"bytes": PushSubscription.ENDPOINT_MAX_BYTES}
+        )
+
+
+class PushSubscriptionRequestSerializer(JsonTypes, serializers.Serializer):
     """A browser's `PushSubscription.toJSON()` as it is (`endpoint`, `keys`), or a vendor
     service's device token as `endpoint` with its `service`."""
 
     endpoint = serializers.CharField(
-        max_length=2000,
-        help_text="Web Push: the push service's https URL; another service: its device token",
+        max_length=PushSubscription._meta.get_field("endpoint").max_length,
+        validators=[_endpoint_fits],
+        help_text="Web Push: the push service's https URL, a public host; another service: its "
+        f"device token. At most {PushSubscription.ENDPOINT_MAX_BYTES} bytes in UTF-8.",
     )
     keys = PushKeysSerializer(required=False, help_text="Web Push: required")
     service = serializers.CharField(
@@ -261,7 +281,7 @@ class PushSubscriptionSerializer(serializers.Serializer):
     )
 
 
-class PushPreferencesSerializer(serializers.Serializer):
+class PushPreferencesSerializer(JsonTypes, serializers.Serializer):
     your_turn = serializers.BooleanField(
         required=False, help_text="a game waits on my move", source="push_your_turn"
     )

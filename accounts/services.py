@@ -2,42 +2,101 @@
 
 from __future__ import annotations
 
+import functools
+
+from django.conf import settings
 from django.contrib.auth import SESSION_KEY, login, logout, update_session_auth_hash
 from django.db import IntegrityError, transaction
+from django.utils import translation
 from rest_framework.request import Request
 
 from accounts.authentication import ensure_access
-from accounts.errors import DisplayNameTaken, UsernameTaken, WrongPassword
+from accounts.errors import DisplayNameReserved, DisplayNameTaken, UsernameTaken, WrongPassword
 from accounts.models import DeviceToken, User
-from accounts.names import display_name_skeleton
+from accounts.names import display_name_bare_look, display_name_skeleton
 from accounts.push import push_session_moved
 from games import events
+from games.engine.options import MAX_PLAYERS
+from games.models import BOT_LEVELS, Seat
+from games.selectors import seat_name
 from taxi_project.api_errors import NotFound
 
 DISPLAY_NAME_MAX_LENGTH = User._meta.get_field("display_name").max_length
 
+#: The computer opponents' accounts are `bot:1`, `bot:2`, … (games/services/bots.py), shown
+#: by their username wherever an account is shown.
+BOT_ACCOUNT_NAMES = tuple(f"bot:{number}" for number in range(1, MAX_PLAYERS))
 
-def _display_name_look_taken(display_name: str, *, other_than: User | None = None) -> bool:
+
+@functools.cache
+def computer_names() -> frozenset[str]:
+    """Every name a computer opponent is shown with, in every language of the site: a seat's
+    name (`games.selectors.seat_name`) at each level and seat, the same with each level word
+    of every other language ("Ordinateur (strong)"), and the bot accounts' names."""
+    shown: dict[str, list[str]] = {}  # a seat's name -> the level word in it
+    for language, _name in settings.LANGUAGES:
+        with translation.override(language):
+            for level, label in BOT_LEVELS:
+                for seat in range(MAX_PLAYERS):
+                    shown.setdefault(seat_name(Seat(bot_level=level, seat=seat)), []).append(
+                        str(label)
+                    )
+    words = {word for found in shown.values() for word in found}
+    names = set(shown) | set(BOT_ACCOUNT_NAMES)
+    for name, found in shown.items():
+        for word in found:
+            if name.count(word) == 1:
+                names.update(name.replace(word, other) for other in words)
+    return frozenset(names)
+
+
+@functools.cache
+def _reserved_looks() -> frozenset[str]:
+    # in capitals too: a skeleton keeps "I" (as "l") apart from "i", so "MEDIUM" is "medlum"
+    return frozenset(
+        display_name_bare_look(variant)
+        for name in computer_names()
+        for variant in (name, name.upper())
+    )
+
+
+def display_name_reserved(display_name: str) -> bool:
+    """Whether the name passes for a computer opponent's, numbered or not, in any language
+    (accounts/names.py: `display_name_bare_look`)."""
+    reserved = _reserved_looks()
+    return any(
+        display_name_bare_look(variant) in reserved
+        for variant in (display_name, display_name.upper())
+    )
+
+
+def display_name_check(display_name: str, *, other_than: User | None = None) -> None:
+    """Refuse a display name no one may take (`DisplayNameReserved`) or one that looks like
+    another player's (`DisplayNameTaken`); both are `display_name_taken`. Every write of a
+    display name asks here: sign-up, the profile (API and page), the admin's forms."""
+    if display_name_reserved(display_name):
+        raise DisplayNameReserved()
     skeleton = display_name_skeleton(display_name)
     if skeleton is None:
-        return False
+        return
     holders = User.objects.filter(display_name_skeleton=skeleton)
     if other_than is not None:
         holders = holders.exclude(pk=other_than.pk)
-    return holders.exists()
+    if holders.exists():
+        raise DisplayNameTaken()
 
 
 def user_create(*, username: str, password: str, display_name: str = "", email: str = "") -> User:
     """A new account; the password must already have passed the validators.
 
     Usernames are unique regardless of case, display names by their look (accounts/names.py;
-    database constraints back both checks), and the display name defaults to the username."""
+    database constraints back both checks) and never a computer opponent's, and the display
+    name defaults to the username."""
     username = User.normalize_username(username)
     display_name = display_name or username[:DISPLAY_NAME_MAX_LENGTH]
     if User.objects.filter(username__iexact=username).exists():
         raise UsernameTaken()
-    if _display_name_look_taken(display_name):
-        raise DisplayNameTaken()
+    display_name_check(display_name)
     try:
         with transaction.atomic():
             return User.objects.create_user(
@@ -122,8 +181,8 @@ def user_profile_update(
     if email is not None:
         user.email = User.objects.normalize_email(email)
         changed.append("email")
-    if display_name is not None and _display_name_look_taken(display_name, other_than=user):
-        raise DisplayNameTaken()
+    if display_name is not None:
+        display_name_check(display_name, other_than=user)
     if changed:
         try:
             with transaction.atomic():

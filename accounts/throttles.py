@@ -17,6 +17,7 @@ from rest_framework.throttling import ScopedRateThrottle, SimpleRateThrottle
 AUTH_SCOPE = "auth"
 PASSWORD_CHANGE_SCOPE = "password_change"
 ADMIN_LOGIN_SCOPE = "admin_login"
+PUSH_REGISTER_SCOPE = "push_register"
 
 # Used only when REST_FRAMEWORK["DEFAULT_THROTTLE_RATES"] does not name the scope, so the
 # endpoints stay limited (instead of failing with ImproperlyConfigured) on any settings.
@@ -24,6 +25,7 @@ FALLBACK_RATES = {
     AUTH_SCOPE: "20/min",
     PASSWORD_CHANGE_SCOPE: "10/hour",
     ADMIN_LOGIN_SCOPE: "20/hour",
+    PUSH_REGISTER_SCOPE: "30/hour",
 }
 
 
@@ -112,3 +114,20 @@ class AdminLoginAccountThrottle(_FixedScopeThrottle):
             return None
         # hashed: a username may hold what a cache key must not (spaces, any length)
         return hashlib.sha256(self.username.casefold().encode()).hexdigest()[:32]
+
+
+class PushRegisterAddressThrottle(AddressThrottle):
+    """Push subscriptions registered (each resolves the endpoint's host name), per client
+    address..."""
+
+    scope = PUSH_REGISTER_SCOPE
+
+
+class PushRegisterAccountThrottle(_FixedScopeThrottle):
+    """...and per account."""
+
+    scope = PUSH_REGISTER_SCOPE
+    kind = "account"
+
+    def ident(self, request) -> str | None:
+        return str(request.user.pk) if request.user.is_authenticated else None

@@ -1,6 +1,6 @@
 """Sampling the live uvicorn workers with py-spy (bench/api.py --py-spy PATH), and a summary.
 
-py-spy (pip install py-spy; it is in the `bench` extra) records the collapsed stacks of the
+py-spy (in the `bench` extra: `python3 dev.py bench`) records the collapsed stacks of the
 server process and its workers. Only samples of a thread holding the GIL are kept (--gil): a
 profile of the Python CPU time, without the threads idling in the event loop or the thread
 pool, or waiting on PostgreSQL (psycopg releases the GIL while it waits). Needs ptrace
@@ -26,7 +26,7 @@ def py_spy() -> str | None:
 def start(pid: int, seconds: float, path: Path, rate: int = 100) -> subprocess.Popen:
     binary = py_spy()
     if binary is None:
-        raise RuntimeError("--py-spy needs py-spy: .venv/bin/pip install -e '.[bench]'")
+        raise RuntimeError("--py-spy needs py-spy: python3 dev.py bench installs it")
     return subprocess.Popen(
         [
             binary,

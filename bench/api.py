@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """HTTP API benchmark: simulated players playing complete games against a real ASGI server.
 
-    .venv/bin/pip install -e '.[bench]'          # aiohttp (load generator), py-spy, pyinstrument
+    python3 dev.py bench                         # installs aiohttp, py-spy, pyinstrument
     .venv/bin/python bench/api.py                # K=100 games, 3 workers, 30 s (+ ~1-3 min setup)
     .venv/bin/python bench/api.py --games 100,20 --json bench/out/api.json
     .venv/bin/python bench/api.py --quick        # smoke run (K=10, a few seconds)
@@ -95,7 +95,7 @@ from bench._common import (  # noqa: E402
 try:
     import aiohttp
 except ImportError:  # pragma: no cover - a hint, not a feature
-    sys.exit("bench/api.py needs aiohttp: .venv/bin/pip install -e '.[bench]'")
+    sys.exit("bench/api.py needs aiohttp: python3 dev.py bench installs it")
 import psycopg  # noqa: E402  (a project dependency)
 
 from bench import _client, _pyspy  # noqa: E402

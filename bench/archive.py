@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Archived logs (issue 24): space per finished game before and after, and reading them back.
+"""Archived logs: space per finished game before and after, and reading them back.
 
     .venv/bin/python bench/archive.py                  # 84 games on PostgreSQL (10-20 minutes)
     .venv/bin/python bench/archive.py --games 24       # quick

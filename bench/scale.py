@@ -78,7 +78,7 @@ from bench._common import log, machine_speed, migrate, server_environment  # noq
 try:
     import aiohttp
 except ImportError:  # pragma: no cover - a hint, not a feature
-    sys.exit("bench/scale.py needs aiohttp: .venv/bin/pip install -e '.[bench]'")
+    sys.exit("bench/scale.py needs aiohttp: python3 dev.py bench installs it")
 import psycopg  # noqa: E402
 
 GOAL_FACTOR = 1.2

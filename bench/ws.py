@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """WebSocket push benchmark: from a move to the frame on every watching socket, 1,000 sockets.
 
-    .venv/bin/pip install -e '.[bench]'              # aiohttp (HTTP moves), as bench/api.py
+    python3 dev.py bench                             # installs aiohttp (HTTP moves)
     .venv/bin/python bench/ws.py --json bench/out/ws.json    # 100 games × 10 sockets; 5, 10,
                                                      # then 20 moves/s, 30 s each
     .venv/bin/python bench/ws.py --rate 10 --wait-idle 600   # one level, on a quiet machine
@@ -100,7 +100,7 @@ from bench._common import (  # noqa: E402
 try:
     import aiohttp
 except ImportError:  # pragma: no cover - a hint, not a feature
-    sys.exit("bench/ws.py needs aiohttp: .venv/bin/pip install -e '.[bench]'")
+    sys.exit("bench/ws.py needs aiohttp: python3 dev.py bench installs it")
 from websockets.asyncio.client import connect  # noqa: E402
 from websockets.exceptions import ConnectionClosed  # noqa: E402
 

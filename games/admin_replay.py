@@ -106,7 +106,7 @@ def replay_view(request, model_admin, game_id: int):
         if seq > 0
         else None
     )
-    if turns and turns["turn"]:  # one turn of an entry that holds several, folded (issue 21)
+    if turns and turns["turn"]:  # one turn of an entry that holds several, folded
         view = fold(engine.full_view(replay_step(game, seq - 1).state), turns["shown"])
         shown = turns["notifications"]
     context.update(

@@ -1,5 +1,5 @@
 """The board as the web client draws it: the same 52 areas and 128 roads, with Downtown
-(jacks, queens, kings, aces) drawn larger (issue 21: Ace areas were 21 px wide on a phone, and
+(jacks, queens, kings, aces) drawn larger (Ace areas were 21 px wide on a phone, and
 neighbouring discs overlapped). The licence allows changes (CC BY 4.0, the attribution kept);
 the graph, and so every rule, is untouched: only coordinates and radii change.
 

@@ -105,7 +105,7 @@ class Game(models.Model):
     # D4 wall-clock deadlines
     deadline1_at = models.DateTimeField(_("first deadline"), null=True, blank=True)
     deadline2_at = models.DateTimeField(_("second deadline"), null=True, blank=True)
-    # issue 23: a rated table's end moves its players' ratings (games/services/ratings.py);
+    # A rated table's end moves its players' ratings (games/services/ratings.py);
     # a table with a bot seat is never rated
     rated = models.BooleanField(_("rated"), default=True)
 
@@ -214,7 +214,7 @@ class Seat(models.Model):
     join_order = models.PositiveSmallIntegerField(_("join order"))
     seat = models.PositiveSmallIntegerField(_("seat"), null=True, blank=True)
     joined_at = models.DateTimeField(_("joined at"), auto_now_add=True)
-    # a computer opponent's seat (issue 23): its level; blank for a person. The seat's user is
+    # a computer opponent's seat: its level; blank for a person. The seat's user is
     # one of the bot accounts (games/services/bots.py), which nobody can sign in as.
     bot_level = models.CharField(
         _("computer level"), max_length=10, choices=BOT_LEVELS, blank=True, default=""
@@ -509,7 +509,7 @@ class ModerationAction(AppendOnly):
 
 
 class PlayerRating(models.Model):
-    """A player's current rating (issue 23): the last `RatingChange` of theirs, kept for the
+    """A player's current rating: the last `RatingChange` of theirs, kept for the
     leaderboard. `python manage.py rebuild_ratings` proves it equal to a replay of the logs."""
 
     user = models.OneToOneField(

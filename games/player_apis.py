@@ -54,7 +54,10 @@ class CurrentGameSerializer(serializers.Serializer):
     seats = CurrentSeatSerializer(many=True)
 
 
-class ProfileSerializer(serializers.Serializer):
+class PlayerProfileSerializer(serializers.Serializer):
+    """Another player's public profile (component `PlayerProfile`; mine, with e-mail and
+    settings, is `Profile` in the accounts API)."""
+
     user = PublicUserSerializer()
     rating = RatingSerializer()
     history = RatingPointSerializer(many=True, help_text="rating changes, oldest first")
@@ -96,7 +99,7 @@ class LeaderboardQuerySerializer(serializers.Serializer):
 class PlayerProfileApi(APIView):
     @extend_schema(
         operation_id="player_profile",
-        responses={200: ProfileSerializer, **errors("player_profile", "not_found")},
+        responses={200: PlayerProfileSerializer, **errors("player_profile", "not_found")},
         summary="A player's rating with its history, and their game statistics",
     )
     def get(self, request, user_id: int):
@@ -112,7 +115,7 @@ class LeaderboardApi(APIView):
         summary="Rated players, best first (overall, or with games at one table size)",
     )
     def get(self, request):
-        query = LeaderboardQuerySerializer(data=request.query_params)
+        query = LeaderboardQuerySerializer(data=request.query_params.dict())  # `?players=`: 400
         query.is_valid(raise_exception=True)
         paginator = Pagination()
         rows = player_stats.leaderboard(players=query.validated_data.get("players"))

@@ -1,4 +1,4 @@
-"""The read paths of ratings (issue 23): a player's profile and the leaderboard, for the API
+"""The read paths of ratings: a player's profile and the leaderboard, for the API
 (games/player_apis.py) and the web pages (games/player_web.py).
 
 A player's rating is `PlayerRating` (their last `RatingChange`); a player who never finished a

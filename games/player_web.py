@@ -1,4 +1,4 @@
-"""The profile and leaderboard pages of the browser client (issue 23), over
+"""The profile and leaderboard pages of the browser client, over
 games/player_stats.py; the rating history is an SVG drawn here (games/rating_chart.py)."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""What a player's devices are told while no page of the game is open (issue 22): "your turn",
+"""What a player's devices are told while no page of the game is open: "your turn",
 "game ended" and "a player wrote in the chat", as push notifications.
 
 Three steps, none in the request that made the change:
@@ -12,8 +12,14 @@ Three steps, none in the request that made the change:
    remaining player's payload in their language and queues one `accounts.tasks.push_deliver`
    per device.
 3. `push_deliver` sends it through the subscription's backend (Web Push: encrypted, VAPID
-   signed), deletes a subscription the push service says is gone (404/410) and retries other
-   failures with backoff (accounts/push.py).
+   signed, to a public host only), deletes a subscription the push service says is gone
+   (404/410) and retries other failures with backoff (accounts/push.py).
+
+Bounded per account: one notification goes to at most `PUSH_SUBSCRIPTIONS_PER_ACCOUNT`
+devices (the most recently registered), and each kind of notification is pushed at most
+`PUSH_NOTIFICATIONS_PER_HOUR` times an hour (counted in the shared cache; beyond it the game
+list and the socket still tell). Each kind has its own count, so a flood of chat cannot
+silence "your turn".
 
 The payload (docs/api.md, "Push"): `{"v": 1, "type", "game", "title", "body", "url", "tag"}`,
 plus `version` for "your turn" and "game ended" and `message` for chat.
@@ -22,12 +28,14 @@ plus `version` for "your turn" and "game ended" and `message` for chat.
 from __future__ import annotations
 
 import logging
+import time
 
 from celery import signature
 from django.conf import settings
 from django.db.models import Q
 from django.utils import translation
 from django.utils.translation import gettext as _
+from redis.exceptions import RedisError
 
 from accounts.middleware import user_language
 from accounts.models import PushSubscription, User
@@ -36,6 +44,7 @@ from games import presence
 from games.models import ChatMessage, Game, GameEntry
 from games.services import notifications
 from games.wording import describe
+from taxi_project.cache import count
 
 log = logging.getLogger(__name__)
 
@@ -102,6 +111,17 @@ def _chat(game: Game, message: dict) -> dict:
     }
 
 
+def _within_rate(user_id: int, kind: str) -> bool:
+    """Count one push of `kind` to the user; False once over the hour's limit."""
+    window = int(time.time() // 3600)
+    try:
+        counted = count(f"push:{kind}:{user_id}:{window}", 3600 + 60)
+    except (RedisError, OSError):  # the cache is down: the per-notification bound still holds
+        log.warning("push rate limit skipped: the cache is unavailable", exc_info=True)
+        return True
+    return counted <= settings.PUSH_NOTIFICATIONS_PER_HOUR
+
+
 def devices_notify(
     *, kind: str, game_id: int, user_ids: list[int], version: int | None, message=None
 ) -> int:
@@ -146,9 +166,15 @@ def devices_notify(
             }
         else:
             payload["version"] = version
-        for subscription_id in PushSubscription.objects.filter(user=user).values_list(
-            "pk", flat=True
-        ):
+        devices = (
+            PushSubscription.objects.filter(user=user)
+            .order_by("-registered", "-pk")
+            .values_list("pk", flat=True)[: settings.PUSH_SUBSCRIPTIONS_PER_ACCOUNT]
+        )
+        devices = list(devices)
+        if not devices or not _within_rate(user.pk, kind):
+            continue
+        for subscription_id in devices:
             push_deliver.delay(subscription_id, payload)
             queued += 1
     return queued

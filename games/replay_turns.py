@@ -1,4 +1,4 @@
-"""Turn by turn inside one log entry, for the replay pages (issue 21).
+"""Turn by turn inside one log entry, for the replay pages.
 
 One entry may hold several turns: a timeout whose seat the autopilot then plays on, a seat
 handed to the autopilot when every other seat is already on it (the rest of the game is one

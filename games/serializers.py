@@ -21,6 +21,7 @@ from games.schema import (
 )
 from taxi_project import error_codes
 from taxi_project.pagination import MAX_OFFSET, Pagination
+from taxi_project.strict_fields import JsonTypes, QueryBooleanField
 
 MAX_INT = 2**31 - 1
 
@@ -40,7 +41,7 @@ class ErrorSerializer(serializers.Serializer):
 # ---------------------------------------------------------------------------------- requests
 
 
-class TableCreateSerializer(serializers.Serializer):
+class TableCreateSerializer(JsonTypes, serializers.Serializer):
     players = serializers.IntegerField(min_value=MIN_PLAYERS, max_value=MAX_PLAYERS)
     shift_change = serializers.BooleanField(default=False)
     pickup_before_movement = serializers.BooleanField(default=False)
@@ -68,22 +69,22 @@ class TableCreateSerializer(serializers.Serializer):
         return attrs
 
 
-class TableJoinSerializer(serializers.Serializer):
+class TableJoinSerializer(JsonTypes, serializers.Serializer):
     invite_code = serializers.CharField(required=False, allow_blank=True, max_length=64)
 
 
 class TableFilterSerializer(serializers.Serializer):
     players = serializers.IntegerField(required=False, min_value=MIN_PLAYERS, max_value=MAX_PLAYERS)
     movement = serializers.ChoiceField(choices=MOVEMENTS, required=False)
-    shift_change = serializers.BooleanField(required=False, allow_null=True, default=None)
-    pickup_before_movement = serializers.BooleanField(required=False, allow_null=True, default=None)
+    shift_change = QueryBooleanField(required=False)
+    pickup_before_movement = QueryBooleanField(required=False)
     clock = serializers.ChoiceField(choices=Clock.choices, required=False)
 
 
 IDEMPOTENCY_KEY = re.compile(r"^[A-Za-z0-9_.:-]{1,64}$")
 
 
-class MoveSerializer(serializers.Serializer):
+class MoveSerializer(JsonTypes, serializers.Serializer):
     action = player_action_field(
         help_text='An action as `legal_actions` lists it, e.g. {"type": "step", "to": "9H"}; '
         "`seat` may be left out. `turn` plays a whole turn in one request (see TurnAction)."
@@ -137,8 +138,8 @@ class PageQuerySerializer(serializers.Serializer):
 
     limit = serializers.IntegerField(
         min_value=1, max_value=Pagination.max_limit, required=False,
-        help_text=f"Items per page (default {Pagination.default_limit}; more than "
-        f"{Pagination.max_limit} is clamped).",
+        help_text=f"Items per page (default {Pagination.default_limit}; outside 1 to "
+        f"{Pagination.max_limit}, a 400 `invalid`).",
     )  # fmt: skip
     offset = serializers.IntegerField(
         min_value=0, max_value=MAX_OFFSET, required=False,
@@ -164,7 +165,7 @@ class ChatQuerySerializer(serializers.Serializer):
     )
 
 
-class ChatPostSerializer(serializers.Serializer):
+class ChatPostSerializer(JsonTypes, serializers.Serializer):
     text = serializers.CharField(help_text="1 to 500 printable characters", trim_whitespace=False)
 
 
@@ -301,7 +302,7 @@ class ChatMessageSerializer(serializers.Serializer):
     created_at = serializers.DateTimeField()
 
 
-class ReportCreateSerializer(serializers.Serializer):
+class ReportCreateSerializer(JsonTypes, serializers.Serializer):
     reason = serializers.CharField(max_length=1000)
     reported_user = serializers.IntegerField(required=False, min_value=1, max_value=MAX_INT)
     chat_message = serializers.IntegerField(required=False, min_value=1, max_value=MAX_INT)

@@ -40,7 +40,7 @@ def archive_games() -> int:
     return len(archive.archive_due(days=settings.ARCHIVE_AFTER_DAYS, limit=settings.ARCHIVE_BATCH))
 
 
-# Computer opponents (issue 23): on the `bots` queue (settings.CELERY_TASK_ROUTES), so a busy
+# Computer opponents: on the `bots` queue (settings.CELERY_TASK_ROUTES), so a busy
 # bot never delays the deadline sweep.
 
 

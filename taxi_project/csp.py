@@ -1,4 +1,8 @@
-"""Content-Security-Policy on every HTML page (issue 20, item 11).
+"""Content-Security-Policy on every HTML page: django-csp's middleware, on the policy in
+settings.CONTENT_SECURITY_POLICY.
+
+Kept here, as django-csp 4.0 does none of it: HTML responses only, the page's own socket origin
+in connect-src, and one directive order in every process (django-csp joins them in a set's).
 
 Scripts and styles come only from this site's own files: no inline `<script>`, no inline
 `style="…"`, no `eval`, no plug-ins, and no page may frame ours. So a string that slips past
@@ -17,58 +21,49 @@ file (`SpectacularSwaggerSplitView`) and its page template takes its style from 
 Chromium.
 
 Responses that already carry a policy keep theirs; non-HTML responses (the JSON API) get
-none: a policy governs documents, and a JSON body is never one here.
+none: a policy governs documents, and a JSON body is never one here. As django-csp does, in
+DEBUG Django's own 404 and 500 debug pages (inline styles) are left without one.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
+from csp.constants import HEADER
+from csp.middleware import CSPMiddleware, PolicyParts
+from csp.utils import build_policy
 from django.core.exceptions import DisallowedHost
-from django.http import HttpRequest, HttpResponse
+from django.http import HttpRequest, HttpResponseBase
 
-HEADER = "Content-Security-Policy"
-
-POLICY: dict[str, tuple[str, ...]] = {
-    "default-src": ("'self'",),
-    "script-src": ("'self'",),
-    "style-src": ("'self'",),
-    "img-src": ("'self'", "data:"),
-    "font-src": ("'self'",),
-    "connect-src": ("'self'",),
-    "object-src": ("'none'",),
-    "base-uri": ("'none'",),
-    "form-action": ("'self'",),
-    "frame-ancestors": ("'none'",),
-}
+__all__ = ["HEADER", "STRICT", "ContentSecurityPolicyMiddleware"]
 
 
-def policy_text(extras: dict[str, tuple[str, ...]] | None = None) -> str:
-    extras = extras or {}
-    return "; ".join(
-        " ".join((directive, *sources, *extras.get(directive, ())))
-        for directive, sources in POLICY.items()
-    )
+def in_one_order(policy: str) -> str:
+    return "; ".join(sorted(policy.split("; ")))
 
 
 #: The policy without the page's own socket origin (which depends on the request).
-STRICT = policy_text()
+STRICT = in_one_order(build_policy())
 
 
-class ContentSecurityPolicyMiddleware:
-    def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]):
-        self.get_response = get_response
-
-    def __call__(self, request: HttpRequest) -> HttpResponse:
-        response = self.get_response(request)
+class ContentSecurityPolicyMiddleware(CSPMiddleware):
+    def process_response(
+        self, request: HttpRequest, response: HttpResponseBase
+    ) -> HttpResponseBase:
         if HEADER in response or not response.get("Content-Type", "").startswith("text/html"):
             return response
-        extras: dict[str, tuple[str, ...]] = {}
+        response = super().process_response(request, response)
+        if HEADER in response:
+            response[HEADER] = in_one_order(response[HEADER])
+        return response
+
+    def get_policy_parts(
+        self, request: HttpRequest, response: HttpResponseBase, report_only: bool = False
+    ) -> PolicyParts:
+        parts = super().get_policy_parts(request, response, report_only)
         try:
             host = request.get_host()
         except DisallowedHost:  # the 400 page for a host we do not serve: no socket either
             host = None
-        if host:
-            extras["connect-src"] = (f"{'wss' if request.is_secure() else 'ws'}://{host}",)
-        response[HEADER] = policy_text(extras)
-        return response
+        if host and not report_only:
+            socket = f"{'wss' if request.is_secure() else 'ws'}://{host}"
+            parts.update = {**(parts.update or {}), "connect-src": [socket]}
+        return parts

@@ -4,11 +4,13 @@ comes from the environment; with nothing set, the server runs fully embedded
 """
 
 import hashlib
+import ipaddress
 import os
 from datetime import timedelta
 from pathlib import Path
 
 import dj_database_url
+from csp.constants import NONE, SELF
 from django.core.exceptions import ImproperlyConfigured
 from kombu import Queue
 
@@ -76,7 +78,8 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
-    # a strict Content-Security-Policy on every HTML page (no inline script): taxi_project/csp.py
+    # a strict Content-Security-Policy on every HTML page (no inline script): django-csp on
+    # CONTENT_SECURITY_POLICY below, as taxi_project/csp.py applies it
     "taxi_project.csp.ContentSecurityPolicyMiddleware",
     # static files, in DEBUG straight from the apps, else from STATIC_ROOT (collectstatic)
     "whitenoise.middleware.WhiteNoiseMiddleware",
@@ -94,6 +97,23 @@ MIDDLEWARE = [
     # synchronous one (Django's docs: "Asynchronous support" of middleware).
     "accounts.middleware.UserLanguageMiddleware",
 ]
+
+# Scripts, styles, fonts and sockets from this site alone; nothing inline, no plug-ins, never
+# framed (taxi_project/csp.py says why each, and what it adds per request).
+CONTENT_SECURITY_POLICY = {
+    "DIRECTIVES": {
+        "default-src": [SELF],
+        "script-src": [SELF],
+        "style-src": [SELF],
+        "img-src": [SELF, "data:"],
+        "font-src": [SELF],
+        "connect-src": [SELF],
+        "object-src": [NONE],
+        "base-uri": [NONE],
+        "form-action": [SELF],
+        "frame-ancestors": [NONE],
+    }
+}
 
 ROOT_URLCONF = "taxi_project.urls"
 
@@ -244,6 +264,8 @@ REST_FRAMEWORK = {
         # issue 20: old-password guesses and admin logins, per account and per address
         "password_change": os.environ.get("PASSWORD_CHANGE_THROTTLE_RATE", "10/hour"),
         "admin_login": os.environ.get("ADMIN_LOGIN_THROTTLE_RATE", "20/hour"),
+        # registering a push subscription (each resolves a host name), per account and address
+        "push_register": os.environ.get("PUSH_REGISTER_THROTTLE_RATE", "30/hour"),
     },
     # DRF's default (None) trusts any X-Forwarded-For, so a client could dodge per-IP limits:
     # 0 with no proxy in front, N behind N reverse proxies. 0 under uvicorn --proxy-headers,
@@ -268,6 +290,7 @@ SPECTACULAR_SETTINGS = {
     # issue 22: names a generated client can use (games/schema.py)
     "ENUM_NAME_OVERRIDES": {
         "Area": "games.engine.AREAS",
+        "BotLevel": "games.models.BOT_LEVELS",
         "ErrorCode": "taxi_project.error_codes.codes",
         "GameStatus": "games.models.Game.Status",
         "ViewStatus": "games.schema.VIEW_STATUSES",
@@ -322,6 +345,24 @@ PUSH_INSECURE_ENDPOINTS = env_bool("PUSH_INSECURE_ENDPOINTS", DEBUG)
 PUSH_BACKENDS = {"webpush": "accounts.push_backends.WebPushBackend"}
 # how long a push service keeps a notification for a device that is offline
 PUSH_TTL_SECONDS = int(os.environ.get("PUSH_TTL_SECONDS", str(24 * 3600)))
+# Where a push may go (accounts/push_targets.py): public addresses only. PUSH_ALLOWED_HOSTS,
+# if set, lists the push services' hosts (each also matches its subdomains), e.g.
+# "fcm.googleapis.com,push.services.mozilla.com,push.apple.com,notify.windows.com".
+# PUSH_TRUSTED_NETWORKS lists networks pushed to although internal (a push service of your
+# own; the tests' local endpoint); empty by default. PUSH_CA_CERTS: a CA bundle instead of
+# certifi's.
+PUSH_ALLOWED_HOSTS = env_list("PUSH_ALLOWED_HOSTS")
+# a network that is not one stops the start (ValueError), rather than every push later
+PUSH_TRUSTED_NETWORKS = [
+    str(ipaddress.ip_network(net, strict=False)) for net in env_list("PUSH_TRUSTED_NETWORKS")
+]
+PUSH_CA_CERTS = os.environ.get("PUSH_CA_CERTS", "")
+PUSH_CONNECT_TIMEOUT_SECONDS = float(os.environ.get("PUSH_CONNECT_TIMEOUT_SECONDS", "3"))
+PUSH_READ_TIMEOUT_SECONDS = float(os.environ.get("PUSH_READ_TIMEOUT_SECONDS", "5"))
+# per account: devices kept (registering one more replaces the least recently registered),
+# and pushes of each kind (your turn, game ended, chat) an hour, each to every device
+PUSH_SUBSCRIPTIONS_PER_ACCOUNT = int(os.environ.get("PUSH_SUBSCRIPTIONS_PER_ACCOUNT", "10"))
+PUSH_NOTIFICATIONS_PER_HOUR = int(os.environ.get("PUSH_NOTIFICATIONS_PER_HOUR", "60"))
 
 # --- Redis, or the embedded fallbacks -------------------------------------------------------
 REDIS_URL = os.environ.get("REDIS_URL", "")
@@ -435,6 +476,13 @@ CELERY_TASK_ROUTES = {
 # A bot's move is due this long after its turn begins (its CPU budget is the engine's
 # DEFAULT_BUDGET playouts: under a second, bench/BOTS_RESULTS.md).
 BOT_THINK_SECONDS = float(os.environ.get("BOT_THINK_SECONDS", "2"))
+# Ratings that cannot be farmed (games/ratings.py, rules 4 and 5; docs/bots-and-ratings.md): a
+# seat counts only after this many turns its player ended themselves, and an account's results
+# move established players' ratings only once it has this many rated games and is this old.
+# Changing one changes what the logs say: run `manage.py rebuild_ratings --write` after.
+RATING_MIN_OWN_TURNS = int(os.environ.get("RATING_MIN_OWN_TURNS", "5"))
+RATING_PROVISIONAL_GAMES = int(os.environ.get("RATING_PROVISIONAL_GAMES", "5"))
+RATING_PROVISIONAL_DAYS = float(os.environ.get("RATING_PROVISIONAL_DAYS", "3"))
 # A killed worker's unacknowledged tick is not redelivered: the next tick finds what it left.
 CELERY_TASK_ACKS_LATE = False
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
@@ -452,7 +500,15 @@ LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
     "formatters": {
-        "main": {"()": "taxi_project.jsonlog.JsonFormatter"}
+        # python-json-logger: time (UTC, ISO 8601), level, logger, message, process, and
+        # exc_info and whatever `extra=` adds when present
+        "main": {
+            "()": "pythonjsonlogger.json.JsonFormatter",
+            "fmt": ["levelname", "name", "message", "process"],
+            "rename_fields": {"levelname": "level", "name": "logger"},
+            "timestamp": "time",
+            "json_ensure_ascii": False,
+        }
         if _LOG_JSON
         else {"format": "%(asctime)s %(levelname)s %(name)s %(process)d: %(message)s"}
     },

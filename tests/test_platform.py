@@ -157,7 +157,7 @@ def _settings_with(env: dict) -> dict:
 
 
 def test_every_redis_key_and_channel_carries_the_deployments_prefix():
-    """Issue 20 item 12: cache keys, channel-layer channels, Celery's queues and results all
+    """Cache keys, channel-layer channels, Celery's queues and results all
     start with REDIS_PREFIX, which by default is derived from the database, so two
     deployments on two databases differ without anyone setting it."""
     one = _settings_with({"DATABASE_URL": "postgres://postgres@127.0.0.1:5432/production"})

@@ -1,13 +1,15 @@
 #!/usr/bin/env python3
-"""Check a finished Bahama Taxi game's draws from its revealed seed (docs/fairness.md).
+"""Check a finished game's draws from its revealed seed (docs/fairness.md).
 
 Standard library only, importing nothing of the server: a third party re-implements the
 commitment, the generator, the shuffle and the setup from the documentation and checks that
-the seed matches its commitment, that the setup is the one the seed fixes, and that every card
-drawn during the game was the next card of the pile.
+the seed matches its commitment, that the setup is the one the seed fixes, and (Bahama Taxi)
+that every card drawn during the game was the next card of the pile, or (Digit Code) that the
+code revealed at the end is the one the seed fixes and every answer given was that code's.
 
     python tools/verify_fairness.py --url https://server.example --token TOKEN --game 42
     python tools/verify_fairness.py game.json   # GET /games/{id}/export (or with "board")
+    python tools/verify_fairness.py --digit-code --seed SEED --players N   # the setup alone
 Exit status 0: fair; 1: a check failed (each failure is printed); 2: bad input.
 """
 
@@ -15,6 +17,7 @@ from __future__ import annotations
 
 import argparse
 import hashlib
+import itertools
 import json
 import sys
 import urllib.request
@@ -32,10 +35,10 @@ def commitment(seed: int) -> str:
 
 
 class Generator:
-    """SHA-256 in counter mode (docs/fairness.md, section 2)."""
+    """SHA-256 in counter mode (docs/fairness.md, section 2), under a game's namespace."""
 
-    def __init__(self, seed: int):
-        self.key = f"bahama-taxi/game/{seed}/".encode()
+    def __init__(self, seed: int, namespace: str = "bahama-taxi"):
+        self.key = f"{namespace}/game/{seed}/".encode()
         self.counter = 0
 
     def word(self) -> int:
@@ -172,6 +175,102 @@ def verify(game: dict, entries: list[dict], areas: list[str]) -> list[str]:
     return failures
 
 
+# ---------------------------------------------------------------------- Digit Code (section 6)
+
+DC_NEIGHBOURS = [(0, 1), (1, 2), (3, 4), (4, 5), (0, 3), (1, 4), (2, 5)]
+DC_LIT = ["abcdef", "bc", "abdeg", "abcdg", "bcfg", "acdfg", "acdefg", "abc", "abcdefg", "abcdfg"]
+DC_CODES = 465_120
+
+
+def dc_commitment(seed: int) -> str:
+    return hashlib.sha256(f"digit-code-seed:{seed}".encode()).hexdigest()
+
+
+def dc_valid(code: tuple[int, ...]) -> bool:
+    """B2: neighbours differ; B3: no digit more than twice."""
+    if any(code[a] == code[b] for a, b in DC_NEIGHBOURS):
+        return False
+    return all(code.count(digit) <= 2 for digit in range(10))
+
+
+def dc_setup(seed: int, players: int) -> dict:
+    """B6: the seat order (S3's shuffle), then k = below(465120) and the k-th valid code of the
+    six-digit numbers in ascending order."""
+    rng = Generator(seed, namespace="digit-code")
+    seat_players = list(range(players))
+    rng.shuffle(seat_players)
+    k = rng.below(DC_CODES)
+    valid = (c for c in itertools.product(range(10), repeat=6) if dc_valid(c))
+    code = next(itertools.islice(valid, k, None))
+    return {
+        "commitment": dc_commitment(seed),
+        "seats": [{"seat": s, "player": p} for s, p in enumerate(seat_players)],
+        "k": k,
+        "code": list(code),
+    }
+
+
+def dc_answer(question: dict, code: list[int]):
+    """Q1–Q4: what the code answers (positions 1–6, LED lines of B5)."""
+    kind = question["kind"]
+    if kind == "count":
+        index = question["index"] - 1
+        if question["line"] == "row":  # rows 1-3: a, g, d of positions 1-3; 4-6: of 4-6
+            first, segment = 3 * (index // 3), "agd"[index % 3]
+            leds = [(first + offset, segment) for offset in range(3)]
+        else:  # columns: f, e then b, c of positions 1 and 4, 2 and 5, 3 and 6
+            top, pair = index // 2, ("fe", "bc")[index % 2]
+            leds = [(p, s) for p in (top, top + 3) for s in pair]
+        return sum(segment in DC_LIT[code[p]] for p, segment in leds)
+    digit = code[question["position"] - 1]
+    if kind == "parity":
+        return "odd" if digit % 2 else "even"
+    if kind == "compare":
+        return "greater" if digit > code[question["position"] - 2] else "less"
+    return "lit" if question["segment"] in DC_LIT[digit] else "unlit"
+
+
+def is_digit_code(exported: dict, entries: list[dict]) -> bool:
+    if exported.get("game", {}).get("game") in ("digit_code", "digit-code"):
+        return True
+    first = [n for e in entries if e.get("seq") == 0 for n in e.get("notifications", [])]
+    return any(n.get("type") == "game_started" and "commitment" in n for n in first)
+
+
+def verify_digit_code(game: dict, entries: list[dict]) -> list[str]:
+    """Every failed check of a finished Digit Code game, in words; empty when it is fair."""
+    entries = sorted(entries, key=lambda entry: entry["seq"])
+    notes = [(e["seq"], n) for e in entries for n in e["notifications"]]
+    ends = [n for _, n in notes if n["type"] in ("game_ended", "game_aborted")]
+    if not ends:
+        return ["the seed is not revealed: the game is not over"]
+    seed = int(game["seed"] if game.get("seed") is not None else ends[-1]["seed"])
+    failures = []
+    started = [n for _, n in notes if n["type"] == "game_started"]
+    players = game.get("players") or (len(started[0]["seats"]) if started else 0)
+    expected = dc_setup(seed, players)
+    published = {game.get("seed_commitment"), *(n.get("commitment") for n in started)} - {None}
+    if published != {expected["commitment"]}:
+        failures.append("the seed does not match the commitment published at the start")
+    if not started or started[0]["seats"] != expected["seats"]:
+        failures.append("the seat order is not the one the seed fixes")
+    code = expected["code"]
+    for end in ends:
+        if end["code"] != code or str(end["seed"]) != str(seed):
+            failures.append(f"the revealed code {end['code']} is not the seed's {code}")
+    for seq, note in notes:
+        if note["type"] == "question_asked":
+            truth = dc_answer(note["question"], code)
+            if note["answer"] != truth:
+                failures.append(
+                    f"entry {seq}: {note['question']} was answered {note['answer']!r}, "
+                    f"the code gives {truth!r}"
+                )
+        elif note["type"] == "guess_made" and note["correct"] != (note["code"] == code):
+            failures.append(f"entry {seq}: the guess {note['code']} was judged wrongly")
+    return failures
+
+
 def _fetch(url: str, token: str):
     request = urllib.request.Request(url, headers={"Authorization": f"Token {token}"})
     with urllib.request.urlopen(request, timeout=30) as response:
@@ -191,7 +290,17 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--url")
     parser.add_argument("--token")
     parser.add_argument("--game", type=int)
+    parser.add_argument(
+        "--digit-code", action="store_true", help="print a Digit Code setup from --seed"
+    )
+    parser.add_argument("--seed", type=int, help="with --digit-code: the revealed seed")
+    parser.add_argument("--players", type=int, help="with --digit-code: 2 to 4")
     args = parser.parse_args(argv)
+    if args.digit_code:
+        if args.seed is None or args.seed < 0 or args.players not in (2, 3, 4):
+            parser.error("--digit-code needs --seed (a whole number) and --players (2 to 4)")
+        print(json.dumps(dc_setup(args.seed, args.players)))
+        return 0
     if args.file:
         with open(args.file, encoding="utf-8") as handle:
             exported = json.load(handle)
@@ -199,13 +308,18 @@ def main(argv: list[str] | None = None) -> int:
         exported = download(args.url, args.token, args.game)
     else:
         parser.error("give an exported game, or --url, --token and --game")
-    board = exported.get("board")
-    areas = [area["id"] for area in board["areas"]] if board else BOARD_ORDER
-    failures = verify(exported["game"], exported["entries"], areas)
+    if is_digit_code(exported, exported["entries"]):
+        failures = verify_digit_code(exported["game"], exported["entries"])
+        checked = "commitment, seats, code and every answer"
+    else:
+        board = exported.get("board")
+        areas = [area["id"] for area in board["areas"]] if board else BOARD_ORDER
+        failures = verify(exported["game"], exported["entries"], areas)
+        checked = "commitment, setup and every draw"
     for failure in failures:
         print(failure)
     if not failures:
-        print(f"game {exported['game'].get('id')}: fair (commitment, setup and every draw)")
+        print(f"game {exported['game'].get('id')}: fair ({checked})")
     return 1 if failures else 0
 
 

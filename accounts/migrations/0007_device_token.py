@@ -7,7 +7,7 @@ from django.utils import timezone
 
 
 def tokens_to_devices(apps, schema_editor):
-    """Each user's one DRF token becomes a device token ("before issue 22") with the same key:
+    """Each user's one DRF token becomes a device token ("before device tokens") with the same key:
     signed-in apps stay signed in; the key itself is no longer stored."""
     from knox.crypto import hash_token
     from knox.settings import CONSTANTS, knox_settings
@@ -21,7 +21,7 @@ def tokens_to_devices(apps, schema_editor):
             token_key=token.key[: CONSTANTS.TOKEN_KEY_LENGTH],
             user_id=token.user_id,
             expiry=expiry,
-            device="before issue 22",
+            device="before device tokens",
         )
     Token.objects.all().delete()
 

@@ -34,7 +34,7 @@ from .autopilot import autopilot_action
 from .board import AREA_INDEX, AREAS, DISTANCE, NEIGHBOURS
 from .errors import Code, IllegalAction, InvalidSetup
 from .options import ALLOWANCE, Options, check_players
-from .rng import Rng
+from .rng import Rng, seat_order
 
 RULES_VERSION = "1"
 
@@ -611,9 +611,7 @@ def new_game(
     game._out = out
     game._allowances = ALLOWANCE[options.movement]
 
-    seat_players = list(range(players))  # S3: seat → index of the player in joining order
-    rng.shuffle(seat_players)
-    game.seat_players = tuple(seat_players)
+    game.seat_players = seat_players = seat_order(rng, players)  # S3
 
     pile = list(AREAS) * (2 if players >= 5 else 1)  # S1
     rng.shuffle(pile)  # S4; the end of the list is the top of the pile

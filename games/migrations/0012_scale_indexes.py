@@ -1,6 +1,6 @@
 """The finished games, newest first (the lobby's list, the finished games API, the landing
 page's game to watch), read off an index: without it every finished game was read and sorted
-to show twenty (issue 24, bench/scale.py; tests/scale/test_indexes.py)."""
+to show twenty (bench/scale.py; tests/scale/test_indexes.py)."""
 
 from django.db import migrations, models
 

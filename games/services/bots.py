@@ -1,4 +1,4 @@
-"""Computer opponents at tables (issue 23): their accounts, and their turns played through the
+"""Computer opponents at tables: their accounts, and their turns played through the
 same write path as a person's (`moves.move_submit`: the same checks, log, push and clocks).
 
     seats = bots.bot_accounts(3)            # three distinct bot accounts for one table

@@ -1,12 +1,14 @@
-"""Ratings as a projection of the logs (issue 23): written with the entry that ends a game,
+"""Ratings as a projection of the logs: written with the entry that ends a game,
 rebuilt from the logs to prove it.
 
     ratings.game_ended(game=row, seats=loaded.seats, final=state)  # games/repository.append
     ratings.ratings_rebuilt()  # -> Rebuilt(changes, ratings): what the logs say, to compare
 
-The rules (which games rate whom, ties, quitters last, repeated pairs) are pure and live in
-`games/ratings.py`; this module only feeds them from the database and stores what they give:
-one `RatingChange` per player moved, and each player's current `PlayerRating`.
+The rules (which games rate whom, ties, quitters last, repeated pairs, real play, provisional
+accounts) are pure and live in `games/ratings.py`; this module only feeds them from the
+database and stores what they give: one `RatingChange` per player moved, and each player's
+current `PlayerRating`. The thresholds are settings (`rating_policy`); the facts a game gives
+are its log (ranking, quitters, each seat's own turns) and its accounts' ages at its end.
 
 Order. The stored ratings equal `rebuild` over the finished games in the order (finished_at,
 id), and the write path reads the day's pair totals in that order too. Two games sharing a
@@ -18,19 +20,42 @@ order, which `manage.py rebuild_ratings` reports and `--write` repairs.
 from __future__ import annotations
 
 import datetime
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from itertools import combinations
 
-from django.db.models import Q
+from django.conf import settings
+from django.contrib.auth import get_user_model
+from django.db.models import Prefetch, Q
 
 from games import engine, state
 from games.models import Game, PlayerRating, RatingChange, Seat
-from games.ratings import FinishedGame, PairCounts, Rating, is_rated, rate, rebuild
+from games.ratings import (
+    FinishedGame,
+    PairCounts,
+    Policy,
+    Rating,
+    is_rated,
+    own_turns,
+    rate,
+    rebuild,
+)
 
 
-def finished_game(*, game: Game, players: tuple, final: engine.Game) -> FinishedGame:
-    """The rating's facts of a game that ended: `players[seat]` its user id, None for a bot."""
+def rating_policy() -> Policy:
+    """Rules 4 and 5's thresholds, from the settings."""
+    return Policy(
+        min_own_turns=settings.RATING_MIN_OWN_TURNS,
+        provisional_games=settings.RATING_PROVISIONAL_GAMES,
+        provisional_age=datetime.timedelta(days=settings.RATING_PROVISIONAL_DAYS),
+    )
+
+
+def finished_game(
+    *, game: Game, players: tuple, final: engine.Game, joined: Mapping[int, datetime.datetime]
+) -> FinishedGame:
+    """The rating's facts of a game that ended: `players[seat]` its user id, None for a bot;
+    `joined`: when each of those accounts was made."""
     return FinishedGame(
         players=players,
         ranking=tuple(tuple(rank) for rank in final.result["ranking"]),
@@ -38,6 +63,8 @@ def finished_game(*, game: Game, players: tuple, final: engine.Game) -> Finished
         quit=frozenset(seat for seat, zombie in enumerate(final.zombies) if zombie),
         rated=game.rated,
         aborted=final.aborted,
+        own_turns=own_turns(game.setup, final.history),
+        ages=tuple(None if p is None else game.finished_at - joined[p] for p in players),
     )
 
 
@@ -47,10 +74,13 @@ def game_ended(*, game: Game, seats: Iterable, final: engine.Game) -> list[Ratin
     players = [None] * game.players
     for seat in seats:
         players[seat.seat] = None if seat.bot else seat.user_id
-    finished = finished_game(game=game, players=tuple(players), final=final)
-    if not is_rated(finished):
+    if not game.rated or final.aborted or None in players:  # rule 1, before any query
         return []
     humans = sorted(players)
+    joined = dict(get_user_model().objects.filter(pk__in=humans).values_list("pk", "date_joined"))
+    finished = finished_game(game=game, players=tuple(players), final=final, joined=joined)
+    if not is_rated(finished):
+        return []
     # a row for each (so each can be locked), then lock them in one order: two games of one
     # player ending together take turns instead of both starting from the same rating
     PlayerRating.objects.bulk_create(
@@ -62,7 +92,9 @@ def game_ended(*, game: Game, seats: Iterable, final: engine.Game) -> list[Ratin
         for row in PlayerRating.objects.select_for_update().filter(user__in=humans).order_by("pk")
     }
     priors = {user: Rating(row.mu, row.sigma) for user, row in rows.items()}
-    moved = rate(finished, priors, _pairs_before(game, humans, finished.ended_on))
+    played = {user: row.games for user, row in rows.items()}
+    pairs = _pairs_before(game, humans, finished.ended_on)
+    moved = rate(finished, priors, pairs, played=played, policy=rating_policy())
     changes = [
         RatingChange(
             user_id=user,
@@ -138,14 +170,16 @@ def finished_games_in_end_order() -> Iterator[tuple[Game, FinishedGame]]:
     games = (
         Game.objects.filter(status=Game.Status.FINISHED, rated=True)
         .order_by("finished_at", "pk")
-        .prefetch_related("seats")
+        .prefetch_related(Prefetch("seats", queryset=Seat.objects.select_related("user")))
     )
     for game in games.iterator(chunk_size=500):
         players = [None] * game.players
+        joined = {}
         for seat in game.seats.all():
             players[seat.seat] = None if seat.bot_level else seat.user_id
+            joined[seat.user_id] = seat.user.date_joined
         final = state.replay_from_log(game)
-        yield game, finished_game(game=game, players=tuple(players), final=final)
+        yield game, finished_game(game=game, players=tuple(players), final=final, joined=joined)
 
 
 @dataclass
@@ -164,12 +198,14 @@ def ratings_rebuilt() -> Rebuilt:
     """Replay every finished rated game's log in end order: `rate` game by game for the
     changes, and `rebuild` for the final ratings (the two must agree)."""
     found = Rebuilt({}, {}, {}, {}, {})
+    policy = rating_policy()
     current: dict[int, Rating] = {}
     pairs = PairCounts()
     finished: list[FinishedGame] = []
     for game, facts in finished_games_in_end_order():
         finished.append(facts)
-        for user, after in rate(facts, current, pairs).items():
+        moved = rate(facts, current, pairs, played=found.games, policy=policy)
+        for user, after in moved.items():
             before = current.get(user) or Rating()
             found.changes[(user, game.pk)] = (before, after)
             found.ended_at[(user, game.pk)] = game.finished_at
@@ -178,7 +214,7 @@ def ratings_rebuilt() -> Rebuilt:
         found.players[game.pk] = game.players
         if is_rated(facts):
             pairs.count(facts.players, facts.ended_on)
-    found.ratings = rebuild(finished)
+    found.ratings = rebuild(finished, policy=policy)
     return found
 
 

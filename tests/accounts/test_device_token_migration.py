@@ -1,4 +1,4 @@
-"""Migration 0007 (issue 22): each user's one DRF token becomes a device token with the same
+"""Migration 0007: each user's one DRF token becomes a device token with the same
 key, so apps signed in before the change stay signed in; the key is no longer stored."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Migration 0006 gives existing accounts their display name's look (issue 20, item 4): where two
+"""Migration 0006 gives existing accounts their display name's look: where two
 already look alike, the earlier account keeps the look and the later one is left without, so
 the unique index can be built on a database that holds look-alikes already."""
 

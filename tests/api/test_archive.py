@@ -1,4 +1,4 @@
-"""Archived logs (games/archive.py, issue 24): a finished game's entries compacted into one
+"""Archived logs (games/archive.py): a finished game's entries compacted into one
 compressed row, and every reader of the log answering exactly as before."""
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
-"""The login limit counts the client's real address under the shipped server command (issue 20,
-item 2): `X-Forwarded-For` names the client only when the reverse proxy sends it.
+"""The login limit counts the client's real address under the shipped server command:
+`X-Forwarded-For` names the client only when the reverse proxy sends it.
 
 uvicorn is started with the proxy options of the command in docker/Dockerfile and in
 docker/compose.yaml, and the environment compose gives it, read from those files: a change

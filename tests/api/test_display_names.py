@@ -1,4 +1,4 @@
-"""Display names cannot impersonate (issue 20, item 4): another player's name, the same name in
+"""Display names cannot impersonate: another player's name, the same name in
 look-alike letters, hidden characters and stacked marks are refused, through the API.
 
 The look of a name is its Unicode TR39 confusable skeleton (accounts/names.py); a unique index
@@ -196,3 +196,89 @@ def test_racing_renames_to_one_look_leave_one_holder(committed_db):
     assert sorted(status for status, _ in results) == [200] + [409] * 9, results
     assert {code for status, code in results if status == 409} == {"display_name_taken"}
     assert User.objects.filter(display_name_skeleton="anna").count() == 1
+
+
+# --- Names kept for the computer opponents --------------------------------------------------
+
+COMPUTER_NAMES = [
+    "Computer (strong)",
+    "Ordinateur (fort)",
+    "Komputer (łatwy)",
+    "コンピューター（強い）",
+    "컴퓨터 (보통)",
+    "Computer 2 (strong)",  # numbered, as seats will be
+    "Ordinateur 3 (moyen)",
+    "コンピューター 4（やさしい）",
+    "컴퓨터7 (강함)",
+    "Computer(easy)",  # spaces do not make it another name
+    "COMPUTER ( MEDIUM )",
+    "ORDINATEUR (facile)",  # capitals: a skeleton keeps "I" apart from "i"
+    "Ordinateur (strong)",  # one language's word with another's level
+    "C\u043emputer (str\u043eng)",  # Cyrillic "о" for "o"
+    "C0mputer l (strong)",  # digit 0 for "o", letter l for the number 1
+    "\uff23\uff4f\uff4d\uff50\uff55\uff54\uff45\uff52 (strong)",  # full-width
+    "bot:1",
+    "bot:12",
+    "B0T: 7",
+]
+
+
+@pytest.mark.parametrize("name", COMPUTER_NAMES)
+def test_a_computer_opponents_name_cannot_be_taken_by_renaming(db, ben, name):
+    body = assert_code(rename(ben, name), 409, "display_name_taken")
+
+    assert "computer" in body["message"]
+    assert User.objects.get(username="ben").display_name == "Ben"
+
+
+@pytest.mark.parametrize("name", ["Computer (strong)", "Ordinateur 2 (fort)", "bot:1"])
+def test_a_computer_opponents_name_cannot_be_taken_at_sign_up(db, name):
+    response = APIClient().post(
+        SIGNUP,
+        {"username": "mallory", "password": PASSWORD_OK, "display_name": name},
+        format="json",
+    )
+
+    assert_code(response, 409, "display_name_taken")
+    assert not User.objects.filter(username="mallory").exists()
+
+
+@pytest.mark.parametrize("language", ["en", "fr", "pl", "ja", "ko"])
+def test_the_name_a_bot_seat_is_shown_with_is_refused_in_every_language(ben, language):
+    # As the API shows a bot at a table to a reader of that language, numbered or not.
+    table = ben.post(
+        "/api/v1/tables", {"players": 3, "bots": ["easy", "strong"]}, format="json"
+    ).json()
+    shown = ben.get(f"/api/v1/games/{table['id']}", HTTP_ACCEPT_LANGUAGE=language).json()
+    names = [
+        s["user"]["display_name"] for s in shown["seats"] if s["user"]["id"] != table["created_by"]
+    ]
+    assert len(names) == 2
+
+    for name in names:
+        assert_code(rename(ben, name), 409, "display_name_taken")
+        assert_code(rename(ben, name.replace("(", "9 (")), 409, "display_name_taken")
+
+
+def test_the_bot_accounts_names_are_refused(db, ben):
+    from games.services.bots import MAX_BOTS, bot_accounts
+
+    for bot in bot_accounts(MAX_BOTS):
+        assert_code(rename(ben, str(bot)), 409, "display_name_taken")
+
+
+def test_a_computer_opponents_name_is_refused_in_the_readers_language(db, ben):
+    response = ben.patch(ME, {"display_name": "bot:3"}, format="json", HTTP_ACCEPT_LANGUAGE="fr")
+
+    body = assert_code(response, 409, "display_name_taken")
+    assert "ordinateur" in body["message"]
+
+
+@pytest.mark.parametrize(
+    "name",
+    ["Computer Science Club", "Strong", "R2D2", "Anna 2", "bot builder", "Comp2uter (strong)"],
+)
+def test_names_that_only_share_words_with_a_computer_are_accepted(db, ben, name):
+    response = rename(ben, name)
+
+    assert response.status_code == 200, response.json()

@@ -1,4 +1,4 @@
-"""Issue 22: a third party checks a finished game's draws from the docs alone
+"""A third party checks a finished game's draws from the docs alone
 (docs/fairness.md): `tools/verify_fairness.py`, standard library only, run on games exported
 through the API, with every option (RULES.md S1–S7, C1, H2)."""
 

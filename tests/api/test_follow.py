@@ -1,4 +1,4 @@
-"""Issue 22: following a game without a socket — ETag / If-None-Match on the game and its log,
+"""Following a game without a socket — ETag / If-None-Match on the game and its log,
 chat over HTTP, and the whole game in one call (export)."""
 
 from __future__ import annotations

@@ -116,7 +116,7 @@ def test_invite_only_tables(make_player):
     assert eve.get(f"/api/v1/games/{table['id']}").json()["code"] == "game_not_found"
     refused = eve.post(f"/api/v1/tables/{table['id']}/join", {"invite_code": "guess"})
     missing = eve.post("/api/v1/tables/999999999/join", {"invite_code": "guess"})
-    # issue 20 item 9: a wrong code answers exactly as a missing table, so none can be probed
+    # A wrong code answers exactly as a missing table, so none can be probed
     assert refused.status_code == missing.status_code == 404
     not_found = {"code": "game_not_found", "message": "No such game."}
     assert refused.json() == missing.json() == not_found

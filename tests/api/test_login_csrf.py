@@ -1,4 +1,4 @@
-"""Login CSRF (issue 20, item 3): a page on another site cannot sign a visitor in, or up.
+"""Login CSRF: a page on another site cannot sign a visitor in, or up.
 
 The attack is a form on the attacker's page, posted by the victim's browser to our login with
 the attacker's credentials: the browser would then hold a session for the attacker's account.

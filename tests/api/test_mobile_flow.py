@@ -1,4 +1,4 @@
-"""Issue 22, BENCHMARKS.md: what a mobile client pays per turn — requests and bytes — playing
+"""BENCHMARKS.md: what a mobile client pays per turn — requests and bytes — playing
 each step, stop and pickup as its own request, or the whole turn as one `turn` action (T5).
 
 Both games are played by the autopilot's choices; the `turn` player plans its turn on a copy of

@@ -1,5 +1,5 @@
-"""Password guessing where a session is already open or the admin's form is used (issue 20,
-item 2): `POST /api/v1/me/password` (old-password guesses) and `/admin/login/` are limited per
+"""Password guessing where a session is already open or the admin's form is used:
+`POST /api/v1/me/password` (old-password guesses) and `/admin/login/` are limited per
 account and per client address."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Issue 20 item 10: reports come only from the game's players and spectators (who opened its
+"""Reports come only from the game's players and spectators (who opened its
 socket), once per target, and at most REPORTS_PER_HOUR an hour per reporter."""
 
 from __future__ import annotations

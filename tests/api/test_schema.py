@@ -1,4 +1,4 @@
-"""Issue 22: the OpenAPI schema is a contract a client can be generated from.
+"""The OpenAPI schema is a contract a client can be generated from.
 
 Valid OpenAPI 3 (openapi-spec-validator); every action and notification the engine knows is
 its own component in a `oneOf` discriminated by `type`; what the server really sends validates

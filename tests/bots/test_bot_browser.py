@@ -1,4 +1,4 @@
-"""In Chromium (issue 23): from the lobby, "Play against the computer", a game that the bot,
+"""In Chromium: from the lobby, "Play against the computer", a game that the bot,
 played by a real Celery worker on the bots queue, finishes once the person resigns; and the
 profile and leaderboard pages pass axe. Needs PostgreSQL and Redis (the worker's broker)."""
 

@@ -1,4 +1,4 @@
-"""Computer opponents at tables (issue 23): seated at creation, playing through the same write
+"""Computer opponents at tables: seated at creation, playing through the same write
 path as people (actor: a bot account; the same log, push and clocks), from the player's view
 only (H1), on a Celery queue of their own."""
 
@@ -152,7 +152,7 @@ def test_a_bot_s_move_is_the_same_for_the_same_game_version_and_seat(make_player
 
 
 def test_bots_play_on_a_queue_of_their_own(db):
-    """A busy bot never delays the deadline sweep: different queues (issue 23)."""
+    """A busy bot never delays the deadline sweep: different queues."""
     router = celery_app.amqp.router
     bot_queue = router.route({}, "games.tasks.bot_play")["queue"].name
     sweep_queue = router.route({}, "games.tasks.sweep_deadlines")["queue"].name

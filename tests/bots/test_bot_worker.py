@@ -1,4 +1,4 @@
-"""A bot table played to its end with the real processes (issue 23): the uvicorn server queues
+"""A bot table played to its end with the real processes: the uvicorn server queues
 each bot's turn after the commit that began it, a Celery worker consuming the bots queue plays
 it, and the person plays over HTTP. Needs PostgreSQL and Redis (tests/tasks/worker.py)."""
 

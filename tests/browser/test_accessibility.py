@@ -1,5 +1,5 @@
 """axe-core finds no violation (WCAG 2 A/AA and best practices) on any page, in two
-languages (issue 21): the visitor's landing page, log-in, sign-up, rules, the lobby with a
+languages: the visitor's landing page, log-in, sign-up, rules, the lobby with a
 finished game's results, a running game with a turn being planned and a dialog open, a replay,
 the profile."""
 

@@ -1,5 +1,5 @@
 """Every page in Chromium under the Content-Security-Policy: no console error (a refused script
-or style is one), no uncaught exception, no control drawn that carries `hidden` (issue 21: the
+or style is one), no uncaught exception, no control drawn that carries `hidden` (the
 seated creator saw "Join this table", a visitor "Leave this table"), the policy header on each
 document, and /favicon.ico found."""
 

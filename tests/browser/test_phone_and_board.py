@@ -1,4 +1,4 @@
-"""The game page on a phone (390 × 844, issue 21): the board and the action bar are both on the
+"""The game page on a phone (390 × 844): the board and the action bar are both on the
 screen without scrolling, the action bar fixed at the bottom; the board zooms (buttons) inside
 its frame, and the suits may be drawn in four colours. Also writes the screenshots the README
 links to (docs/screenshots/, with WRITE_DOCS_SCREENSHOTS=1)."""
@@ -205,7 +205,7 @@ def test_on_a_phone_board_and_action_bar_fit_the_screen(table, chromium):
 
 
 def test_on_a_phone_citizens_tags_are_readable_unzoomed(table, chromium):
-    """Issue 21: the tags were 16 × 8 px on a phone. Unzoomed, each area's citizens share one
+    """The tags were 16 × 8 px on a phone. Unzoomed, each area's citizens share one
     tag at least 11 px tall (12 but on the Aces' smaller discs) whose text is at least 9 px;
     zoomed in, every citizen has a tag of its own again; no tag covers another area."""
     problems: list[str] = []
@@ -254,7 +254,7 @@ def pinch(page, cdp, centre: tuple[float, float], start: float, end: float, step
 
 
 def test_pinch_and_ctrl_wheel_zoom_the_board_which_stays_playable(table, chromium):
-    """Issue 21: pinch (two fingers) and Ctrl + wheel (a trackpad's pinch on a desktop) scale the
+    """Pinch (two fingers) and Ctrl + wheel (a trackpad's pinch on a desktop) scale the
     board inside its frame, not the page; a zoomed board still takes a planned step."""
     problems: list[str] = []
     phone = open_game(chromium, table, PHONE, problems)
@@ -305,7 +305,7 @@ SEAT_WORDS = {"en": "Seat ", "fr": "Place ", "pl": "Miejsce ", "ja": "番席", "
 
 @pytest.mark.parametrize("language", sorted(SEAT_WORDS))
 def test_the_page_names_players_not_seats(table, chromium, language):
-    """Issue 21: "Time left for Seat 1", "Seat 2's turn": where the page knows who sits there
+    """Not "Time left for Seat 1", "Seat 2's turn": where the page knows who sits there
     it says the name, in every language (the seat numbers stay only in the taxis table and the
     colour key, which tie a name to its taxi's badge)."""
     problems: list[str] = []

@@ -1,4 +1,4 @@
-"""A replay that steps turn by turn through an all-autopilot stretch (issue 21): both players
+"""A replay that steps turn by turn through an all-autopilot stretch: both players
 resign, the autopilot plays the rest of the game in one log entry, and the players' replay page
 and the moderators' replay viewer (the admin) step through that entry's turns, their boards
 following each turn."""

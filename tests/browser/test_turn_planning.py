@@ -1,4 +1,4 @@
-"""A turn planned on the board and sent once (issue 21): the route is chosen area by area, taken
+"""A turn planned on the board and sent once: the route is chosen area by area, taken
 back locally for free, previewed, and confirmed as one `turn` action in one WebSocket frame (no
 HTTP POST, no frame per step); the other player's page then draws that turn as a trail, live
 and again after a reload."""

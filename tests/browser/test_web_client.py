@@ -357,7 +357,7 @@ def test_two_players_play_a_whole_game_in_browsers(server, browser):
     assert "Bahama Taxi board by Bartosz Sułkowski, CC BY 4.0" in desk.inner_text("#attribution")
     assert desk.locator("#board g.taxi").count() == 2
     assert desk.locator("#board g.citizen").count() == 8
-    # the clock names the player to move (issue 21), not "Seat 1"
+    # the clock names the player to move, not "Seat 1"
     clock = desk.inner_text("#clock")
     assert clock.startswith("Time left for ") and "Seat" not in clock, clock
     assert "Ana" in clock or bob in clock, clock
@@ -446,7 +446,7 @@ def test_two_players_play_a_whole_game_in_browsers(server, browser):
     assert desk.locator("#log-lines li[data-type=game_ended]").count() == 1
     assert log_lines(desk) == log_lines(phone) == server_sentences(desk, game_id)
     assert desk.locator("#ranking li").count() == 2
-    # the ranking names the players, not their seats (issue 21)
+    # the ranking names the players, not their seats
     ranking = desk.inner_text("#ranking")
     assert "Ana" in ranking and bob in ranking and "Seat" not in ranking, ranking
     # the Turn card has no turn to tell of any more: no allowance, steps or undos

@@ -1,4 +1,4 @@
-"""Issue 22: a client generated from the served OpenAPI schema by a maintained generator
+"""A client generated from the served OpenAPI schema by a maintained generator
 (openapi-python-client, a dev dependency) plays a whole game against a live server.
 
 The client knows nothing but what the schema gives it: it signs two players up, opens and

@@ -1,6 +1,5 @@
-"""Issue 20 with real processes: two deployments on one Redis server never see each other's
-pushes (item 12), and an entry whose push died with its process reaches open sockets anyway
-(item 13)."""
+"""With real processes: two deployments on one Redis server never see each other's pushes,
+and an entry whose push died with its process reaches open sockets anyway."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Issue 22: following a game over plain HTTP — the NDJSON stream of its log entries on a live
+"""Following a game over plain HTTP — the NDJSON stream of its log entries on a live
 server (uvicorn): across moves, with keep-alive lines, ending with the game; and the delay
 from a move's commit to its line (BENCHMARKS.md)."""
 

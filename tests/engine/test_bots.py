@@ -1,4 +1,4 @@
-"""Computer opponents (issue 23): legal play over every option, no peeking at the pile (H1),
+"""Computer opponents: legal play over every option, no peeking at the pile (H1),
 the same decision for the same bot seed, and `easy` = the autopilot (K2)."""
 
 import ast

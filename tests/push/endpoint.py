@@ -8,6 +8,11 @@ sets (201 by default; a queue of answers first, if given), and checks the VAPID 
 (RFC 8292: an ES256 JWT whose signature, audience and expiry it verifies, with the key `k`).
 Like the browser, it decrypts each body (aes128gcm, with `http_ece`, the private key and the
 auth secret) into the JSON the server pushed.
+
+It listens on 127.0.0.1, plain http unless given a TLS context (`tls`, with the certificate's
+names; `sni` records the names clients asked for). `host` is the name its subscription's URL
+says (the address by default): with another name, the test resolves it to 127.0.0.1.
+`Listener` is a bare TCP port that only counts who connects, for what must never be reached.
 """
 
 from __future__ import annotations
@@ -16,6 +21,9 @@ import base64
 import json
 import os
 import secrets
+import select
+import socket
+import ssl
 import threading
 import time
 from dataclasses import dataclass, field
@@ -91,6 +99,10 @@ class PushEndpoint:
     status: int = 201
     answers: list[int] = field(default_factory=list)  # answered first, in order
     received: list[Received] = field(default_factory=list)
+    headers: dict[str, str] = field(default_factory=dict)  # sent with every answer
+    host: str = "127.0.0.1"
+    tls: ssl.SSLContext | None = None
+    sni: list[str | None] = field(default_factory=list)
 
     def __post_init__(self):
         self.private_key = ec.generate_private_key(ec.SECP256R1())
@@ -110,7 +122,13 @@ class PushEndpoint:
                 pass
 
         self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.origin = f"http://127.0.0.1:{self.server.server_address[1]}"
+        self.port = self.server.server_address[1]
+        scheme = "http"
+        if self.tls is not None:
+            scheme = "https"
+            self.tls.sni_callback = lambda _socket, name, _context: self.sni.append(name)
+            self.server.socket = self.tls.wrap_socket(self.server.socket, server_side=True)
+        self.origin = f"{scheme}://{self.host}:{self.port}"
 
     def __enter__(self) -> PushEndpoint:
         threading.Thread(target=self.server.serve_forever, daemon=True).start()
@@ -157,6 +175,8 @@ class PushEndpoint:
             self.received.append(entry)
             self.arrived.notify_all()
         handler.send_response(status)
+        for name, value in self.headers.items():
+            handler.send_header(name, value)
         handler.send_header("Content-Length", "0")
         handler.end_headers()
 
@@ -170,3 +190,47 @@ class PushEndpoint:
         problems = [r.problem for r in self.received if r.problem]
         assert not problems, problems
         return [r.payload for r in self.received if r.answered < 300]
+
+
+class Listener:
+    """`with Listener("127.0.0.1") as target:` a TCP port that accepts and counts connections
+    (`target.connections`, which also counts one the kernel holds but no one accepted yet),
+    answering nothing: what a push must never reach."""
+
+    def __init__(self, address: str = "127.0.0.1"):
+        self.socket = socket.socket(socket.AF_INET6 if ":" in address else socket.AF_INET)
+        self.socket.bind((address, 0))
+        self.socket.listen(16)
+        self.address = address
+        self.port = self.socket.getsockname()[1]
+        self._accepted = 0
+        self._lock = threading.Lock()
+        self._stopped = threading.Event()
+
+    @property
+    def connections(self) -> int:
+        with self._lock:
+            pending = select.select([self.socket], [], [], 0)[0]
+            return self._accepted + (1 if pending else 0)
+
+    def _accept(self) -> None:
+        while not self._stopped.is_set():
+            if not select.select([self.socket], [], [], 0.05)[0]:
+                continue
+            with self._lock:
+                try:
+                    peer, _ = self.socket.accept()
+                except OSError:
+                    return
+                self._accepted += 1
+            peer.close()
+
+    def __enter__(self) -> Listener:
+        self._thread = threading.Thread(target=self._accept, daemon=True)
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self._stopped.set()
+        self._thread.join()
+        self.socket.close()

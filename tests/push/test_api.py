@@ -1,4 +1,4 @@
-"""The push API (issue 22; docs/api.md "Push"): the VAPID public key, registering, listing and
+"""The push API (docs/api.md "Push"): the VAPID public key, registering, listing and
 deleting a device's subscriptions, the preferences; and a subscription ending with the
 credentials it was registered with."""
 

@@ -1,4 +1,4 @@
-"""Push notifications end to end (issue 22): moves, chat and the end of a game, made over the
+"""Push notifications end to end: moves, chat and the end of a game, made over the
 HTTP API, reach a subscribed device through the real sender (pywebpush: VAPID-signed,
 aes128gcm-encrypted) at a local push endpoint that checks the signature and decrypts the
 payload as a browser would (tests/push/endpoint.py). The tasks run eagerly here; with a

@@ -30,6 +30,7 @@ def worker(committed_db):
         database_url=current_database_url(),
         redis_url=isolated_redis_url(os.environ["REDIS_URL"]),
         concurrency=2,
+        env={"PUSH_TRUSTED_NETWORKS": "127.0.0.1/32"},  # the local endpoint (conftest.py)
     ) as running:
         yield running
         errors = running.errors()

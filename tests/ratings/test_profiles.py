@@ -1,4 +1,4 @@
-"""Profiles and the leaderboard (issue 23), in the API and the web pages."""
+"""Profiles and the leaderboard, in the API and the web pages."""
 
 from __future__ import annotations
 

@@ -350,7 +350,7 @@ def test_a_move_flood_is_throttled_per_user_with_a_json_429(table, settings):
     cache.clear()
 
 
-# ---------------------------------------------------------------------------------- issue 20
+# ------------------------------------------------------------------ hostile bodies and frames
 
 DEEP = "[" * 1000 + "]" * 1000  # 2 KB
 
@@ -380,21 +380,16 @@ def test_json_nested_1000_deep_is_a_400_with_a_code(table, url, shape):
 
 @pytest.mark.parametrize("query", [
     "limit=99999999999999999999", "offset=99999999999999999999", "offset=-1", "offset=abc",
-    "limit=-5", "limit=abc&offset=0",
+    "limit=-5", "limit=abc&offset=0", "offset=\u00b2", "limit=" + "9" * 5000,
 ])  # fmt: skip
 def test_paging_parameters_never_cause_a_500(table, query):
-    """Item 7: a limit over the maximum is clamped to it (100); an offset that is not a whole
-    number in range is a 400 `invalid`; a nonsense limit falls back to the default."""
+    """Item 7: a limit or an offset that is not a whole number in range is a 400 `invalid`
+    naming the parameter (tests/api/test_query_validation.py has every bound)."""
     _, _, mover = table
     for url in ("/api/v1/tables", "/api/v1/me/games", "/api/v1/games/finished"):
         response = mover.client.get(f"{url}?{query}")
-        if query.startswith("offset") and query != "offset=0":
-            refused(response, 400, {"invalid"})
-            assert "offset" in response.json()["errors"]
-        else:
-            assert response.status_code == 200, response.content
-            if query.startswith("limit=9"):
-                assert "limit=100" in (response.json()["next"] or "limit=100")
+        refused(response, 400, {"invalid"})
+        assert query.split("=")[0] in response.json()["errors"]
 
 
 def test_the_paging_bounds_are_in_the_schema(db):

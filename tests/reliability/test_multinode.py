@@ -1,4 +1,4 @@
-"""Several nodes on one machine, as production runs them (issue 24): two web nodes (uvicorn) behind
+"""Several nodes on one machine, as production runs them: two web nodes (uvicorn) behind
 Debian's HAProxy running docker/haproxy.cfg, two Celery workers and one separate beat, one
 PostgreSQL (the committed test database), one Redis (this run's key prefix). Helpers, and the
 precise meaning of "each entry exactly once on every socket": tests/reliability/multinode.py.

@@ -1,5 +1,5 @@
 """Every query of the paths that run against a growing history reads the log, game and seat
-tables through an index (issue 24): a move, the deadline sweep, a game's log, export and
+tables through an index: a move, the deadline sweep, a game's log, export and
 replay, the lobby (page and API), "my games", the finished games and `verify_games`.
 
 The database holds a few thousand games written as the server writes them (bench/_history.py:

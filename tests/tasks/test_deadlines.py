@@ -226,7 +226,7 @@ def test_a_failing_game_is_retried_later_and_never_holds_up_the_others(
 def test_K1_a_move_after_the_deadline_applies_the_timeout_first_without_any_sweep(
     make_player, clock
 ):
-    """Issue 20 item 14 (lazy enforcement): with no worker and no sweep, a move sent once the
+    """With no worker and no sweep, a move sent once the
     turn's time is up gets 409 `stale_version`: the timeout (K2, the autopilot's turn) is
     appended first, so the clock shown is the clock enforced."""
     players = [make_player(), make_player()]

@@ -1,6 +1,6 @@
 """The board the web client draws (games/board_layout.py): the same areas and roads as the
 rules' board, Downtown larger, and a gap between any two discs wide enough for a legal-move
-ring and a citizen's tag (issue 21: Downtown was unreadable, discs overlapped)."""
+ring and a citizen's tag (Downtown was unreadable, discs overlapped)."""
 
 from __future__ import annotations
 

@@ -220,7 +220,7 @@ def test_the_replay_of_a_finished_game_at_several_steps(make_player):
         assert f'<strong id="replay-seq" data-seq="{shown}">Step {shown} of {last}</strong>' in page
         entry = GameEntry.objects.get(game=game, seq=shown)
         sentences = page.split('<ol id="replay-sentences">', 1)[1].split("</ol>", 1)[0]
-        for notification in entry.notifications:  # players by name, not seat (issue 21)
+        for notification in entry.notifications:  # players by name, not seat
             assert describe(notification, names).replace("'", "&#x27;") in sentences
         if "seat" in (entry.notifications or [{}])[0]:
             assert "Seat " not in sentences

@@ -229,7 +229,7 @@ def test_the_board_picture_and_its_attribution_in_every_language(client, db, lan
     assert len(board["alt"]) > 80  # it describes the board, in this language
     assert board["width"] == board["height"] == "1000"
     caption = html.split('<figcaption id="board-caption">', 1)[1].split("</figcaption>", 1)[0]
-    # the credit line in the page's language (issue 21), with the author and the licence
+    # the credit line in the page's language, with the author and the licence
     with translation.override(language):
         credit = translation.gettext("Bahama Taxi board by Bartosz Sułkowski")
     assert f"{credit}, CC BY 4.0" in caption

@@ -1,4 +1,4 @@
-"""Every HTML page carries a strict Content-Security-Policy (issue 20, item 11) and has nothing
+"""Every HTML page carries a strict Content-Security-Policy and has nothing
 the policy would block: no inline script, no inline style. That the pages still work under it
 is proven in Chromium (tests/browser/test_pages_in_browser.py: no console error, which is
 where a blocked script or style is reported). Also: /favicon.ico is served (no 404 on a first

@@ -1,4 +1,4 @@
-"""A visitor's `/` (issue 21): what the game is, a finished game to watch, the way in; the
+"""A visitor's `/`: what the game is, a finished game to watch, the way in; the
 replay of a public finished game is open to visitors, nothing else is. The lobby lists finished
 games with their results, ties ranked as in sport, the user's own place shown."""
 

@@ -1,4 +1,4 @@
-"""The log in players' words (issue 21): names instead of seats where the names are known, tied
+"""The log in players' words: names instead of seats where the names are known, tied
 places ranked as in sport (1, 2, 2, 2, 5), and a stop that opens the pickup choice told as such
 instead of "Nothing happened." in the replay. games/static/web/wording.js mirrors `describe`:
 tests/browser/test_web_client.py compares the two with names too."""

@@ -1,4 +1,4 @@
-"""Issue 22: sockets opened with a device's token close (4401) when that token is revoked —
+"""Sockets opened with a device's token close (4401) when that token is revoked —
 and only those: the same player's other devices stay connected."""
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
-"""Issue 20 on the WebSocket: open sockets do not outlive their credentials (item 1), hostile
-frames get an error frame and leave the socket open (items 5, 6), a foreign entry is dropped
-(item 12), a lost push is caught up by the heartbeat (item 13), and a datetime reads the same
-in a frame as over HTTP (item 15). Through the real ASGI application."""
+"""The WebSocket under attack and faults: open sockets do not outlive their credentials, hostile
+frames get an error frame and leave the socket open, a foreign entry is dropped, a lost push
+is caught up by the heartbeat, and a datetime reads the same in a frame as over HTTP. Through
+the real ASGI application."""
 
 from __future__ import annotations
 
@@ -58,7 +58,7 @@ def test_a_socket_closes_when_its_token_is_revoked(table, how):
     mover = by_seat[game.active_seat]
 
     watcher = mover
-    if how == "password_changed":  # the changing device keeps its token (issue 22): the
+    if how == "password_changed":  # the changing device keeps its token: the
         # socket of another device of the same user is the one that must close
         tablet = token_issue(user=mover.user, device="tablet")[1]
         watcher = SimpleNamespace(user=mover.user, token=tablet)

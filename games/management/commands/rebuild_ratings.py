@@ -1,10 +1,12 @@
 """`python manage.py rebuild_ratings [--write]`: rebuild every rating from the logs and compare.
 
-Ratings are a projection of the logs (issue 23, docs/bots-and-ratings.md): this replays every
+Ratings are a projection of the logs (docs/bots-and-ratings.md): this replays every
 finished rated game's log in the order the games ended, rates them again
 (`games.services.ratings.ratings_rebuilt`) and compares the result with the stored rating
 changes and current ratings. Each difference is printed; the exit status is 1 if there is any.
-`--write` replaces the stored ratings by the rebuilt ones (in one transaction) instead.
+`--write` replaces the stored ratings by the rebuilt ones (in one transaction) instead. The
+rebuild rates under the settings' policy (`RATING_MIN_OWN_TURNS`, `RATING_PROVISIONAL_GAMES`,
+`RATING_PROVISIONAL_DAYS`), as the write path does: after changing one, `--write`.
 """
 
 from __future__ import annotations
