@@ -279,6 +279,7 @@ def clients(committed_db):
 
 
 @pytest.mark.redis
+@pytest.mark.slow
 def test_streams_per_account_and_per_address_across_two_servers(nodes, committed_db):
     """Two streams per account on A and B together, the third refused on either with 429
     `too_many_connections` (`per: account`); three per address; closing one frees its place
@@ -316,6 +317,7 @@ def test_streams_per_account_and_per_address_across_two_servers(nodes, committed
 
 
 @pytest.mark.redis
+@pytest.mark.slow
 def test_a_stream_refused_or_of_a_hidden_game_holds_no_place(nodes, committed_db):
     """A 429 and a 404 leave the counts as they were."""
     a = nodes[0].server
@@ -334,6 +336,7 @@ def test_a_stream_refused_or_of_a_hidden_game_holds_no_place(nodes, committed_db
 
 
 @pytest.mark.redis
+@pytest.mark.slow
 def test_sockets_per_account_across_two_servers(nodes, clients, committed_db):
     """Four sockets per account, two on A and two on B: the fifth is refused on either
     (4429); one closed on A lets one more in on B."""
@@ -360,6 +363,7 @@ def test_sockets_per_account_across_two_servers(nodes, clients, committed_db):
 
 
 @pytest.mark.redis
+@pytest.mark.slow
 def test_the_places_of_a_killed_server_lapse(nodes, clients, committed_db):
     """A server SIGKILLed with its sockets open gives nothing back; its leases lapse within
     CONNECTION_LEASE_SECONDS (3 s here) and the account may open its sockets elsewhere.
@@ -385,6 +389,7 @@ def test_the_places_of_a_killed_server_lapse(nodes, clients, committed_db):
 
 
 @pytest.mark.postgres
+@pytest.mark.slow
 def test_an_address_opening_more_at_once_is_refused_before_authentication(committed_db):
     """MAX_HANDSHAKES_PER_ADDRESS=2: two streams of one address held up in their
     authentication (the token table locked), a third stream and a socket from that address
@@ -433,6 +438,7 @@ def test_an_address_opening_more_at_once_is_refused_before_authentication(commit
 
 
 @pytest.mark.redis
+@pytest.mark.slow
 def test_one_account_trying_hundreds_of_streams_and_sockets_starves_nobody(committed_db):
     """One account, from one address, opens 60 streams and 150 sockets at once (the default
     caps: 10 streams and 32 sockets per account, 4 being opened at once per address) while
