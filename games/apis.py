@@ -426,7 +426,7 @@ class GameStreamApi(APIView):
         except BaseException:
             lease.release()
             raise
-        lines = streams.entry_lines(game_id=game_id, after=query.get("after", -1), lease=lease)
+        lines = streams.Lines(game_id=game_id, after=query.get("after", -1), lease=lease)
         response = StreamingHttpResponse(lines, content_type="application/x-ndjson")
         response["Cache-Control"] = "no-cache"
         response["X-Accel-Buffering"] = "no"  # nginx: pass each line on at once

@@ -73,19 +73,28 @@ class JsonConsumer(AsyncJsonWebsocketConsumer):
     account = None
     credentials: dict = {}
     lease: connection_limits.Lease | None = None
+    disconnected = False
 
-    async def websocket_connect(self, message):
+    async def __call__(self, scope, receive, send):
+        """However the socket ends (closed; or an error, such as sending to a client that has
+        just gone, which ends it without a disconnect), everything it held is given back."""
         try:
-            await super().websocket_connect(message)
-        except BaseException:  # a crash in connect: no disconnect will come to give it back
-            await self.give_place_back()
-            raise
+            await super().__call__(scope, receive, send)
+        finally:
+            await asyncio.shield(self.let_go())
 
     async def websocket_disconnect(self, message):
-        try:
-            await super().websocket_disconnect(message)
-        finally:
-            await self.give_place_back()
+        self.disconnected = True
+        await super().websocket_disconnect(message)
+
+    async def let_go(self) -> None:
+        if not self.disconnected and hasattr(self, "user"):  # ended by an error: tidy up
+            self.disconnected = True
+            try:
+                await self.disconnect(1006)
+            except Exception:
+                log.exception("a socket that failed could not leave its groups")
+        await self.give_place_back()
 
     async def hold_place(self) -> bool:
         """Take this socket's place under its account's and address's caps; False (and the

@@ -25,7 +25,7 @@ from collections.abc import AsyncIterator
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import aclosing
 
-from asgiref.sync import sync_to_async
+from asgiref.sync import async_to_sync, sync_to_async
 from channels.db import aclose_old_connections, database_sync_to_async
 from channels.layers import get_channel_layer
 from django.conf import settings
@@ -63,6 +63,28 @@ _readers = ThreadPoolExecutor(max_workers=READERS, thread_name_prefix="stream-re
 _entries_after = database_sync_to_async(
     _entries_after_sync, thread_sensitive=False, executor=_readers
 )
+
+
+class Lines:
+    """What the view streams: the lines of `entry_lines`, and `close()`, which Django calls
+    when the response is over. The generator ends by itself at the game's end, and is stopped
+    where it waits when the client leaves; but a client that leaves while a line is being
+    written stops the response outside it, at a `yield`, and it would be closed (its place
+    and its group given back) only once it is collected: `close()` closes it at once."""
+
+    def __init__(self, *, game_id: int, after: int, lease: Lease):
+        self.lines = entry_lines(game_id=game_id, after=after, lease=lease)
+        self.lease = lease
+
+    def __aiter__(self) -> AsyncIterator[str]:
+        return self.lines
+
+    def close(self) -> None:  # from a thread: Django's handler runs it with sync_to_async
+        async_to_sync(self.aclose)()
+        self.lease.release()  # also if the generator never began
+
+    async def aclose(self) -> None:
+        await self.lines.aclose()
 
 
 async def entry_lines(*, game_id: int, after: int, lease: Lease) -> AsyncIterator[str]:

@@ -31,7 +31,7 @@ from tests.e2e.test_connection_hold import TokenTableLock
 from tests.e2e.test_live import ClientLoop, Socket
 from tests.players import Player, autopilot_choice, seat_players, start_game
 from tests.reliability.multinode import Node, busy, named, wait_until
-from tests.ws.test_consumers import run, socket
+from tests.ws.test_consumers import ORIGIN, application, run, socket
 
 CLOSE_TOO_MANY = 4429
 _opener = urllib.request.build_opener(urllib.request.ProxyHandler({}))
@@ -240,6 +240,86 @@ def test_a_forged_forwarded_for_does_not_choose_the_address(table, settings):
         return len(opened), codes
 
     assert run(scenario) == (2, [CLOSE_TOO_MANY])
+
+
+def test_a_socket_whose_client_vanished_while_it_sent_gives_everything_back(table):
+    """The client goes away while the server sends it the entries of its `sync` (sending
+    fails): the socket ends with that error, without the `websocket.disconnect` Channels
+    would have dispatched, and still gives back its place under the caps and leaves the
+    process's heartbeat, as a closed one does."""
+    from games.consumers import watch
+
+    game_id, by_seat = table
+    player = by_seat[0]
+    headers = [ORIGIN, (b"authorization", f"Token {player.token}".encode())]
+    scope = {"type": "websocket", "path": f"/ws/games/{game_id}/", "query_string": b"",
+             "headers": headers, "subprotocols": [], "client": ("10.3.3.3", 50000)}  # fmt: skip
+
+    async def scenario():
+        inbox: asyncio.Queue = asyncio.Queue()
+        frames: list[dict] = []
+
+        async def send(message):
+            if message["type"] == "websocket.send":
+                if frames:  # the hello went out; the sync's first entry cannot
+                    raise OSError("the client went away")
+                frames.append(json.loads(message["text"]))
+
+        await inbox.put({"type": "websocket.connect"})
+        socket_app = asyncio.create_task(application()(scope, inbox.get, send))
+        for _ in range(100):
+            if frames:
+                break
+            await asyncio.sleep(0.05)
+        assert frames and frames[0]["type"] == "hello", frames
+        assert connection_limits.held(connection_limits.SOCKET, user_id=player.user.pk) == 1
+        await inbox.put({"type": "websocket.receive", "text": json.dumps({"type": "sync"})})
+        with pytest.raises(OSError):
+            await asyncio.wait_for(socket_app, 10)
+
+    run(scenario)
+    assert connection_limits.held(connection_limits.SOCKET, user_id=player.user.pk) == 0
+    assert game_id not in watch.games
+
+
+def test_a_stream_whose_client_left_while_a_line_was_sent_gives_its_place_back(table):
+    """The client goes away while a line is being written to it: Django's handler stops the
+    response in the middle of the send, the stream's generator has not reached its end, and
+    the stream's place under the caps is still back by the time the handler returns."""
+    game_id, by_seat = table
+    player = by_seat[0]
+    scope = {"type": "http", "asgi": {"version": "3.0"}, "http_version": "1.1",
+             "method": "GET", "scheme": "http", "path": f"/api/v1/games/{game_id}/stream",
+             "raw_path": f"/api/v1/games/{game_id}/stream".encode(), "query_string": b"",
+             "headers": [(b"host", b"testserver"),
+                         (b"authorization", f"Token {player.token}".encode())],
+             "client": ("10.4.4.4", 50000), "server": ("testserver", 80)}  # fmt: skip
+
+    async def scenario():
+        gone, first_line = asyncio.Event(), asyncio.Event()
+        requested = False
+
+        async def receive():
+            nonlocal requested
+            if not requested:
+                requested = True
+                return {"type": "http.request", "body": b"", "more_body": False}
+            await gone.wait()
+            return {"type": "http.disconnect"}
+
+        async def send(message):
+            if message["type"] == "http.response.body" and message.get("body"):
+                first_line.set()
+                await asyncio.Event().wait()  # the write never completes: the client is gone
+
+        handler = asyncio.create_task(application()(scope, receive, send))
+        await asyncio.wait_for(first_line.wait(), 10)
+        assert connection_limits.held(connection_limits.STREAM, user_id=player.user.pk) == 1
+        gone.set()
+        await asyncio.wait_for(handler, 10)
+        return connection_limits.held(connection_limits.STREAM, user_id=player.user.pk)
+
+    assert run(scenario) == 0
 
 
 # ---------------------------------------------------------------- live servers and Redis
