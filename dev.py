@@ -6,6 +6,8 @@
     python3 dev.py test [--quick] [pytest args...]
                                              run the test suite (--quick: the fast subset,
                                              tests/quick.py)
+    python3 dev.py typecheck [mypy args...]  run mypy on games/, accounts/ and taxi_project/
+                                             (pyproject.toml [tool.mypy]), as CI does
     python3 dev.py bench [SCRIPT [args...]]  run bench/SCRIPT.py (no SCRIPT: list them)
     python3 dev.py lock [pip-compile args...]
                                              lock pyproject.toml's dependencies again into
@@ -13,8 +15,9 @@
                                              --upgrade-package django)
 
 Each first makes sure .venv holds what that command needs, exactly as requirements/ pins it
-(with hashes): `serve` the runtime only, `test` the test tools as well, `bench` also the load
-generator and profilers. It installs again only when that lock file or pyproject.toml changed.
+(with hashes): `serve` the runtime only, `test` and `typecheck` the test tools as well, `bench`
+also the load generator and profilers. It installs again only when that lock file or
+pyproject.toml changed.
 """
 
 from __future__ import annotations  # keeps the version check below reachable on old Pythons
@@ -157,6 +160,14 @@ def test(args: list[str]) -> NoReturn:
     os.execv(str(VENV_PYTHON), [str(VENV_PYTHON), "-m", "pytest", *args])
 
 
+def typecheck(args: list[str]) -> NoReturn:
+    ensure_venv("test")
+    # With no paths, mypy checks those that [tool.mypy] `files` names. Its Django plugin loads
+    # the settings, which main() has put in DEBUG (else they require a SECRET_KEY).
+    os.chdir(ROOT)
+    os.execv(str(VENV_PYTHON), [str(VENV_PYTHON), "-m", "mypy", *args])
+
+
 def bench(args: list[str]) -> int:
     ensure_venv("bench")
     scripts = sorted(p.stem for p in (ROOT / "bench").glob("[!_]*.py"))
@@ -211,7 +222,7 @@ def lock(args: list[str]) -> int:
     return 0
 
 
-COMMANDS = {"serve": serve, "test": test, "bench": bench, "lock": lock}
+COMMANDS = {"serve": serve, "test": test, "typecheck": typecheck, "bench": bench, "lock": lock}
 
 
 def main() -> int:

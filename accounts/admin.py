@@ -52,7 +52,7 @@ class UserAdmin(BaseUserAdmin):
     form = UserAdminChangeForm
     add_form = UserAdminCreationForm
     fieldsets = (
-        *BaseUserAdmin.fieldsets,
+        *BaseUserAdmin.fieldsets,  # type: ignore[misc]  # set by Django; the stubs allow None
         (_("Profile"), {"fields": ("display_name", "email_on_turn", "language")}),
         (
             _("Moderation"),

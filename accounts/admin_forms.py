@@ -9,6 +9,7 @@ moderator gets a form error rather than the unique index's 500."""
 from __future__ import annotations
 
 import math
+from typing import TYPE_CHECKING, Any
 
 from django.contrib.admin.forms import AdminAuthenticationForm
 from django.contrib.auth.forms import AdminUserCreationForm, UserChangeForm
@@ -19,6 +20,9 @@ from accounts.errors import DisplayNameTaken
 from accounts.names import display_name_normalize
 from accounts.services import display_name_check
 from accounts.throttles import AdminLoginAccountThrottle, AdminLoginAddressThrottle
+
+if TYPE_CHECKING:
+    from accounts.models import User
 
 
 class ThrottledAdminLoginForm(AdminAuthenticationForm):
@@ -31,7 +35,8 @@ class ThrottledAdminLoginForm(AdminAuthenticationForm):
         # Counted before the password is checked: a refused try tells nothing about it.
         username = self.cleaned_data.get("username") or ""
         throttles = [AdminLoginAddressThrottle(), AdminLoginAccountThrottle(username)]
-        waits = [t.wait() or 0 for t in throttles if not t.allow_request(self.request, None)]
+        # the throttles read only the request's META (accounts/throttles.py), not a DRF view
+        waits = [t.wait() or 0 for t in throttles if not t.allow_request(self.request, None)]  # type: ignore[arg-type]
         if waits:
             raise ValidationError(
                 self.error_messages["throttled"],
@@ -42,6 +47,10 @@ class ThrottledAdminLoginForm(AdminAuthenticationForm):
 
 
 class DisplayNameLookMixin:
+    # of the user form it is mixed into
+    cleaned_data: dict[str, Any]
+    instance: User
+
     def clean_display_name(self) -> str:
         name = display_name_normalize(self.cleaned_data.get("display_name") or "")
         try:

@@ -6,6 +6,8 @@ view but two: logging out and revoking the token, which a refused account may st
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from drf_spectacular.utils import extend_schema
 from rest_framework import status
 from rest_framework.authentication import get_authorization_header
@@ -58,6 +60,9 @@ from accounts.throttles import (
     PushRegisterAddressThrottle,
 )
 from games.schema import error_responses
+
+if TYPE_CHECKING:
+    from accounts.authentication import AuthenticatedRequest
 
 TAGS = ["accounts"]
 
@@ -231,7 +236,7 @@ class TokenApi(APIView):
         request=None,
         responses={204: None, **errors("auth_token_revoke", *LEAVING)},
     )
-    def delete(self, request: Request) -> Response:
+    def delete(self, request: AuthenticatedRequest) -> Response:
         current = request.auth if isinstance(request.auth, DeviceToken) else None
         token_revoke(user=request.user, token=current)
         return Response(status=status.HTTP_204_NO_CONTENT)
@@ -244,7 +249,7 @@ class MeApi(APIView):
         summary="My profile",
         responses={200: ProfileSerializer, **errors("me_read", *SIGNED_IN)},
     )
-    def get(self, request: Request) -> Response:
+    def get(self, request: AuthenticatedRequest) -> Response:
         return Response(ProfileSerializer(request.user).data)
 
     @extend_schema(
@@ -262,7 +267,7 @@ class MeApi(APIView):
             **errors("me_update", *FORM, *SIGNED_IN, "display_name_taken"),
         },
     )
-    def patch(self, request: Request) -> Response:
+    def patch(self, request: AuthenticatedRequest) -> Response:
         serializer = ProfileUpdateSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
         user = user_profile_update(user=request.user, **serializer.validated_data)
@@ -289,7 +294,7 @@ class PasswordChangeApi(APIView):
             **errors("me_password_change", *FORM, *SIGNED_IN, "wrong_password", "throttled"),
         },
     )
-    def post(self, request: Request) -> Response:
+    def post(self, request: AuthenticatedRequest) -> Response:
         serializer = PasswordChangeSerializer(data=request.data, context={"user": request.user})
         serializer.is_valid(raise_exception=True)
         key = user_password_change(user=request.user, request=request, **serializer.validated_data)
@@ -305,7 +310,7 @@ class DevicesApi(APIView):
         summary="My devices: one token each",
         responses={200: DeviceSerializer(many=True), **errors("me_devices", *SIGNED_IN)},
     )
-    def get(self, request: Request) -> Response:
+    def get(self, request: AuthenticatedRequest) -> Response:
         current = request.auth.digest if isinstance(request.auth, DeviceToken) else None
         devices = [
             {
@@ -326,7 +331,7 @@ class DevicesApi(APIView):
         request=None,
         responses={204: None, **errors("me_devices_revoke_all", *LEAVING)},
     )
-    def delete(self, request: Request) -> Response:
+    def delete(self, request: AuthenticatedRequest) -> Response:
         token_revoke(user=request.user)
         return Response(status=status.HTTP_204_NO_CONTENT)
 
@@ -347,7 +352,7 @@ class DeviceApi(APIView):
         request=None,
         responses={204: None, **errors("me_device_revoke", *LEAVING, "not_found")},
     )
-    def delete(self, request: Request, token_key: str) -> Response:
+    def delete(self, request: AuthenticatedRequest, token_key: str) -> Response:
         device_revoke(user=request.user, token_key=token_key)
         return Response(status=status.HTTP_204_NO_CONTENT)
 
@@ -413,7 +418,7 @@ class PushSubscriptionsApi(APIView):
             **errors("me_push_subscriptions", *SIGNED_IN),
         },
     )
-    def get(self, request: Request) -> Response:
+    def get(self, request: AuthenticatedRequest) -> Response:
         credentials = _credentials(request)
         found = [
             _subscription_data(s, credentials) for s in push_subscriptions_of(user=request.user)
@@ -447,7 +452,7 @@ class PushSubscriptionsApi(APIView):
             ),
         },
     )
-    def post(self, request: Request) -> Response:
+    def post(self, request: AuthenticatedRequest) -> Response:
         serializer = PushSubscriptionRequestSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
         data = serializer.validated_data
@@ -477,7 +482,7 @@ class PushSubscriptionApi(APIView):
         request=None,
         responses={204: None, **errors("me_push_subscription_delete", *LEAVING, "not_found")},
     )
-    def delete(self, request: Request, subscription_id: int) -> Response:
+    def delete(self, request: AuthenticatedRequest, subscription_id: int) -> Response:
         push_subscription_delete(user=request.user, subscription_id=subscription_id)
         return Response(status=status.HTTP_204_NO_CONTENT)
 
@@ -489,7 +494,7 @@ class PushPreferencesApi(APIView):
         summary="What is pushed to my devices",
         responses={200: PushPreferencesSerializer, **errors("me_push_preferences", *SIGNED_IN)},
     )
-    def get(self, request: Request) -> Response:
+    def get(self, request: AuthenticatedRequest) -> Response:
         return Response(PushPreferencesSerializer(request.user).data)
 
     @extend_schema(
@@ -503,7 +508,7 @@ class PushPreferencesApi(APIView):
             **errors("me_push_preferences_update", *FORM, *SIGNED_IN),
         },
     )
-    def patch(self, request: Request) -> Response:
+    def patch(self, request: AuthenticatedRequest) -> Response:
         serializer = PushPreferencesSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
         values = {

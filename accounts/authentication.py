@@ -9,6 +9,7 @@ refusal is raised as an `ApiError` (a 403), which DRF does not coerce as it does
 from __future__ import annotations
 
 from datetime import datetime
+from typing import TYPE_CHECKING
 
 from django.utils import timezone
 from knox.auth import TokenAuthentication as KnoxTokenAuthentication
@@ -18,6 +19,19 @@ from accounts.errors import AccountRefused
 from accounts.middleware import activate_user_language
 from accounts.models import User
 from accounts.selectors import user_access_refusal
+
+if TYPE_CHECKING:
+    from rest_framework.request import Request
+
+    class AuthenticatedRequest(Request):
+        """A request past `IsAuthenticated` (the API's default permission): a signed-in user."""
+
+        user: User
+
+    # what the mixin below is mixed into
+    _Authentication = authentication.BaseAuthentication
+else:
+    _Authentication = object
 
 
 def access_refusal(user: User, now: datetime) -> tuple[str, str] | None:
@@ -35,15 +49,15 @@ def ensure_access(user: User, now: datetime | None = None) -> None:
         raise AccountRefused.from_refusal(refusal)
 
 
-class _RefusingRefusedAccounts:
+class _RefusingRefusedAccounts(_Authentication):
     """Once DRF knows the user: their language from here on, then the moderation check
     (skipped when built with `check_access=False`, for the ways out: logging out, revoking
     the token), so even the refusal speaks their language."""
 
-    def __init__(self, *, check_access: bool = True):
+    def __init__(self, *, check_access: bool = True) -> None:
         self.check_access = check_access
 
-    def authenticate(self, request):
+    def authenticate(self, request: Request) -> tuple[User, object] | None:
         result = super().authenticate(request)
         if result is not None:
             activate_user_language(request, result[0])

@@ -8,11 +8,15 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime
 from enum import StrEnum
+from typing import TYPE_CHECKING
 
 from django.utils.translation import gettext_lazy as _
 from rest_framework import serializers, status
 
 from taxi_project.api_errors import ApiError, Conflict, Forbidden
+
+if TYPE_CHECKING:
+    from taxi_project.api_errors import Message
 
 ACCOUNT_BANNED = "account_banned"
 ACCOUNT_SUSPENDED = "account_suspended"
@@ -107,9 +111,9 @@ class Code(StrEnum):
     PUSH_ENDPOINT_REFUSED = "push_endpoint_refused"
 
 
-def vocabulary() -> dict[str, tuple[int, str]]:
+def vocabulary() -> dict[str, tuple[int, Message]]:
     """Every code of this app: (HTTP status, default message)."""
-    found = {
+    found: dict[str, tuple[int, Message]] = {
         str(cls.default_code): (cls.status_code, cls.default_detail)
         for cls in (
             UsernameTaken,

@@ -72,7 +72,7 @@ class User(AbstractUser):
         help_text=_("For moderators; not shown to the user."),
     )
 
-    class Meta(AbstractUser.Meta):
+    class Meta(AbstractUser.Meta):  # type: ignore[name-defined]  # not in django-stubs
         verbose_name = _("user")
         verbose_name_plural = _("users")
         constraints = [

@@ -7,6 +7,7 @@ the service, not a field error here, so it is not a `ModelSerializer` validator.
 from __future__ import annotations
 
 import unicodedata
+from typing import cast
 
 from django.conf import settings
 from django.contrib.auth.password_validation import validate_password
@@ -227,12 +228,12 @@ class PushKeysSerializer(JsonTypes, serializers.Serializer):
     # base64url of 65 bytes (87 characters, 88 padded) and of 16 (22, 24 padded)
     p256dh = serializers.RegexField(
         _BASE64URL,
-        max_length=PushSubscription._meta.get_field("p256dh").max_length,
+        max_length=cast(int, PushSubscription._meta.get_field("p256dh").max_length),
         help_text="the browser's P-256 public key, uncompressed, base64url",
     )
     auth = serializers.RegexField(
         _BASE64URL,
-        max_length=PushSubscription._meta.get_field("auth").max_length,
+        max_length=cast(int, PushSubscription._meta.get_field("auth").max_length),
         help_text="the 16-byte secret, base64url",
     )
 
@@ -249,7 +250,7 @@ class PushSubscriptionRequestSerializer(JsonTypes, serializers.Serializer):
     service's device token as `endpoint` with its `service`."""
 
     endpoint = serializers.CharField(
-        max_length=PushSubscription._meta.get_field("endpoint").max_length,
+        max_length=cast(int, PushSubscription._meta.get_field("endpoint").max_length),
         validators=[_endpoint_fits],
         help_text="Web Push: the push service's https URL, a public host; another service: its "
         f"device token. At most {PushSubscription.ENDPOINT_MAX_BYTES} bytes in UTF-8.",

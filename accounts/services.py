@@ -51,7 +51,7 @@ def computer_names() -> frozenset[str]:
 
 
 @functools.cache
-def _reserved_looks() -> frozenset[str]:
+def _reserved_looks() -> frozenset[str | None]:
     # in capitals too: a skeleton keeps "I" (as "l") apart from "i", so "MEDIUM" is "medlum"
     return frozenset(
         display_name_bare_look(variant)
@@ -149,7 +149,8 @@ def user_logout(*, request: Request) -> None:
     if isinstance(request.auth, DeviceToken):
         request.auth.delete()
     logout(request)
-    _credentials_changed(user)
+    if user.is_authenticated:  # logging out twice is not an error, and changes nothing
+        _credentials_changed(user)
 
 
 def _credentials_changed(user: User) -> None:

@@ -29,10 +29,11 @@ FALLBACK_RATES = {
 }
 
 
-def _rate(scope: str) -> str | None:
+def _rate(scope: str | None) -> str | None:
     rates = api_settings.DEFAULT_THROTTLE_RATES or {}
     if scope in rates:
-        return rates[scope]
+        # rates such as "20/min" (DRF's stubs type them as numbers)
+        return rates[scope]  # type: ignore[return-value]
     if scope in FALLBACK_RATES:
         return FALLBACK_RATES[scope]
     raise ImproperlyConfigured(f"No throttle rate for scope {scope!r}.")

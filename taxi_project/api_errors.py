@@ -10,6 +10,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable
 from enum import StrEnum
+from typing import TYPE_CHECKING, TypeAlias
 
 import psycopg
 from django.core.exceptions import PermissionDenied as DjangoPermissionDenied
@@ -20,6 +21,12 @@ from django.utils.translation import gettext_lazy as _
 from rest_framework import exceptions, status
 
 from taxi_project.dbpool import purge_dead_connections
+
+if TYPE_CHECKING:
+    from django.utils.functional import _StrPromise
+
+    #: A message: a text, or one translated when it is rendered (gettext_lazy)
+    Message: TypeAlias = str | _StrPromise
 
 log = logging.getLogger(__name__)
 
@@ -53,11 +60,13 @@ class Code(StrEnum):
 class ApiError(exceptions.APIException):
     """Base for our errors: a code, a message, optional extra fields for the body."""
 
-    status_code = status.HTTP_400_BAD_REQUEST
-    default_code = Code.BAD_REQUEST
-    default_detail = _("The request could not be handled.")
+    status_code: int = status.HTTP_400_BAD_REQUEST
+    default_code: str = Code.BAD_REQUEST
+    default_detail: Message = _("The request could not be handled.")
 
-    def __init__(self, message: str | None = None, *, code: str | None = None, **extra):
+    def __init__(
+        self, message: Message | None = None, *, code: str | None = None, **extra: object
+    ) -> None:
         super().__init__(message or self.default_detail, code or self.default_code)
         self.code = code or self.default_code
         self.message = str(message or self.default_detail)  # in the language active now
@@ -66,7 +75,7 @@ class ApiError(exceptions.APIException):
 
 class Conflict(ApiError):
     status_code = status.HTTP_409_CONFLICT
-    default_code = Code.CONFLICT
+    default_code: str = Code.CONFLICT  # subclasses name their own (accounts/errors.py)
     default_detail = _("The request conflicts with the current state.")
 
 
@@ -132,9 +141,9 @@ def as_api_error(exc: Exception) -> Exception:
     return exc
 
 
-def vocabulary() -> dict[str, tuple[int, str]]:
+def vocabulary() -> dict[str, tuple[int, Message]]:
     """Every platform code: (HTTP status, default message); DRF's in DRF's own words."""
-    found = {
+    found: dict[str, tuple[int, Message]] = {
         str(cls.default_code): (cls.status_code, cls.default_detail)
         for cls in (ApiError, Conflict, Unprocessable, Forbidden, NotFound, RequestTooLarge,
                     ServiceUnavailable, TooManyRequests, TooManyConnections)
@@ -142,7 +151,8 @@ def vocabulary() -> dict[str, tuple[int, str]]:
     for cls in (exceptions.NotAuthenticated, exceptions.AuthenticationFailed,
                 exceptions.ParseError, exceptions.UnsupportedMediaType,
                 exceptions.MethodNotAllowed, exceptions.NotAcceptable):  # fmt: skip
-        found[cls.default_code] = (cls.status_code, cls.default_detail)
+        # texts translated when rendered, as ours (the stubs allow any error detail)
+        found[cls.default_code] = (cls.status_code, cls.default_detail)  # type: ignore[assignment]
     found[Code.INVALID] = (400, INVALID_MESSAGE)
     return found
 
@@ -167,7 +177,8 @@ def _body(exc: exceptions.APIException) -> dict:
 
 def body_for(exc: Exception) -> dict:
     """The error body for any refusal, for callers outside DRF views (WebSocket frames)."""
-    return _body(as_api_error(exc))
+    # a refusal: a DRF error, or one that a registered conversion turns into an ApiError
+    return _body(as_api_error(exc))  # type: ignore[arg-type]
 
 
 def exception_handler(exc, context):

@@ -38,7 +38,10 @@ application = ProtocolTypeRouter(
         # everything else (taxi_project/connection_limits.py)
         "http": HandshakeLimit(django_asgi_app),
         # origin policy, session or token authentication: accounts/channels_auth.py
-        "websocket": HandshakeLimit(websocket_stack(URLRouter(websocket_urlpatterns))),
+        "websocket": HandshakeLimit(
+            # Channels' stubs take only patterns whose view is typed as an ASGI app, not path()'s
+            websocket_stack(URLRouter(websocket_urlpatterns))  # type: ignore[arg-type]
+        ),
     }
 )
 

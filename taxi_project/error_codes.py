@@ -3,12 +3,17 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from accounts import errors as accounts_errors
 from games import errors as games_errors
 from taxi_project import api_errors
 
+if TYPE_CHECKING:
+    from taxi_project.api_errors import Message
 
-def vocabulary() -> dict[str, tuple[int, str]]:
+
+def vocabulary() -> dict[str, tuple[int, Message]]:
     """code → (HTTP status, default message in the active language)."""
     return {
         **api_errors.vocabulary(),

@@ -8,8 +8,15 @@ accepted. Here they are refused with the field's usual error (400 `invalid`).
 from __future__ import annotations
 
 from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
 
 from rest_framework import serializers
+
+if TYPE_CHECKING:
+    # what JsonTypes is mixed into
+    _Serializer = serializers.Serializer
+else:
+    _Serializer = object
 
 # (field class, the JSON types its value may have, the field's error for another type); the
 # first match wins, so subclasses come before their bases
@@ -23,7 +30,7 @@ _JSON_TYPES: tuple[tuple[type, tuple[type, ...], str], ...] = (
 )
 
 
-def _wrong_type(field: serializers.Field, value) -> list | None:
+def _wrong_type(field: serializers.Field, value: object) -> list[Any] | dict[str, Any] | None:
     """The field's error if `value` is not of its JSON type, else None."""
     for field_class, types, error in _JSON_TYPES:
         if isinstance(field, field_class):
@@ -40,7 +47,7 @@ def _wrong_type(field: serializers.Field, value) -> list | None:
     return None
 
 
-class JsonTypes:
+class JsonTypes(_Serializer):
     """A mixin for the serializer of a JSON body: every field given has its schema's JSON
     type (null is left to the field's `allow_null`). A value of another type is that field's
     error, beside the other fields' errors."""

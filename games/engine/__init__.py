@@ -34,6 +34,7 @@ from .autopilot import autopilot_action
 from .board import AREAS, ATTRIBUTION, DISTANCE, NEIGHBOURS, distance
 from .errors import Code, EngineError, IllegalAction, InvalidSetup, MalformedAction
 from .game import RULES_VERSION, Game, new_game
+from .notifications import Notification
 from .options import Options
 from .replay import SUPPORTED_RULES_VERSIONS, Setup, replay, replay_notifications, start, verify
 from .seed import seed_commitment, seed_matches
@@ -44,7 +45,8 @@ __all__ = [
     "PLAYER_ACTIONS",
     "RULES_VERSION", "SERVER_ACTIONS", "SUPPORTED_RULES_VERSIONS",
     "Abort", "Action", "Code", "Deadline", "Decline", "EngineError", "Game", "IllegalAction",
-    "InvalidSetup", "MalformedAction", "Options", "Pass", "Pickup", "Restore", "Resign", "Setup",
+    "InvalidSetup", "MalformedAction", "Notification", "Options", "Pass", "Pickup", "Restore",
+    "Resign", "Setup",
     "Step", "Stop", "Timeout", "Turn", "Undo", "Zombify",
     "autopilot_action", "decode_action", "distance", "encode_action", "full_view", "new_game",
     "player_view", "public_view", "replay", "replay_notifications", "seed_commitment",

@@ -11,8 +11,9 @@ Server actions: timeout (K2), zombify / restore / resign (K3), deadline (D4), ab
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, fields
-from typing import ClassVar
+from typing import Any, ClassVar
 
 from .board import AREA_INDEX
 from .errors import MalformedAction
@@ -127,10 +128,12 @@ class Abort:
     reason: str
 
 
-Action = Step | Undo | Stop | Pickup | Decline | Pass | Turn | Timeout | Zombify | Restore | Resign
-Action = Action | Deadline | Abort
+Action = (
+    Step | Undo | Stop | Pickup | Decline | Pass | Turn
+    | Timeout | Zombify | Restore | Resign | Deadline | Abort
+)  # fmt: skip
 
-ACTION_TYPES: dict[str, type] = {
+ACTION_TYPES: dict[str, type[Action]] = {
     cls.type: cls
     for cls in (
         Step,
@@ -159,19 +162,23 @@ CLIENT_ACTIONS = PLAYER_ACTIONS | {"resign"}
 _AREA_LISTS = {"steps": 7, "pickups": 3, "pickups_before": 3}
 
 
-def _check_seat(value, errors):
+# A check returns the value as decoded, and records what is wrong with it in `errors` by field.
+# Values are JSON, of any type until checked.
+
+
+def _check_seat(value: Any, errors: dict[str, str]) -> Any:
     if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value < 8:
         errors["seat"] = "a seat number from 0 to 7"
     return value
 
 
-def _check_area(name, value, errors):
+def _check_area(name: str, value: Any, errors: dict[str, str]) -> Any:
     if not isinstance(value, str) or value not in AREA_INDEX:
         errors[name] = "an area id such as '10H'"
     return value
 
 
-def _check_areas(name, value, errors):
+def _check_areas(name: str, value: Any, errors: dict[str, str]) -> Any:
     most = _AREA_LISTS[name]
     if not isinstance(value, list | tuple) or len(value) > most:
         errors[name] = f"a list of at most {most} area ids"
@@ -182,19 +189,19 @@ def _check_areas(name, value, errors):
     return tuple(value)
 
 
-def _check_number(value, errors):
+def _check_number(value: Any, errors: dict[str, str]) -> Any:
     if type(value) is not int or value not in (1, 2):  # not 1.0, not True
         errors["number"] = "1 or 2"
     return value
 
 
-def _check_reason(value, errors):
+def _check_reason(value: Any, errors: dict[str, str]) -> Any:
     if not isinstance(value, str) or not 0 < len(value) <= MAX_REASON:
         errors["reason"] = f"a text of 1 to {MAX_REASON} characters"
     return value
 
 
-_CHECKS = {
+_CHECKS: dict[str, Callable[[str, Any, dict[str, str]], Any]] = {
     "seat": lambda name, value, errors: _check_seat(value, errors),
     "to": _check_area,
     "destination": _check_area,
@@ -205,7 +212,7 @@ _CHECKS = {
     "reason": lambda name, value, errors: _check_reason(value, errors),
 }
 #: per type: (required fields, optional fields with defaults)
-_SHAPES: dict[str, tuple[tuple[str, ...], dict]] = {}
+_SHAPES: dict[str, tuple[tuple[str, ...], dict[str, object]]] = {}
 for _name, _cls in ACTION_TYPES.items():
     _required = tuple(f.name for f in fields(_cls) if f.default is f.default_factory)
     _optional = {f.name: f.default for f in fields(_cls) if f.name not in _required}
@@ -214,7 +221,7 @@ for _name, _cls in ACTION_TYPES.items():
 
 #: The common actions (seat and at most one area) decoded without the general checks; replay
 #: decodes every stored action, so this path sets the replay speed.
-_FAST: dict[str, tuple[type, str | None, frozenset]] = {
+_FAST: dict[str, tuple[Callable[..., Action], str | None, frozenset[str]]] = {
     "step": (Step, "to", frozenset({"type", "seat", "to"})),
     "pickup": (Pickup, "destination", frozenset({"type", "seat", "destination"})),
     "stop": (Stop, None, frozenset({"type", "seat"})),
@@ -224,32 +231,32 @@ _FAST: dict[str, tuple[type, str | None, frozenset]] = {
 }
 
 
-def decode_action(data) -> Action:
+def decode_action(data: object) -> Action:
     """JSON object → action. Raises MalformedAction naming each bad field."""
-    kind = data.get("type") if type(data) is dict else None
-    if type(kind) is str:
-        fast = _FAST.get(kind)
-        if fast is not None:
-            cls, area_field, keys = fast
-            seat = data.get("seat")
-            if type(seat) is int and 0 <= seat < 8 and data.keys() == keys:
-                if area_field is None:
-                    return cls(seat)
-                area = data[area_field]
-                if type(area) is str and area in AREA_INDEX:
-                    return cls(seat, area)
+    if type(data) is dict:
+        kind = data.get("type")
+        if type(kind) is str:
+            fast = _FAST.get(kind)
+            if fast is not None:
+                cls, area_field, keys = fast
+                seat = data.get("seat")
+                if type(seat) is int and 0 <= seat < 8 and data.keys() == keys:
+                    if area_field is None:
+                        return cls(seat)
+                    area = data[area_field]
+                    if type(area) is str and area in AREA_INDEX:
+                        return cls(seat, area)
     return _decode_checked(data)
 
 
-def _decode_checked(data) -> Action:
+def _decode_checked(data: object) -> Action:
     if not isinstance(data, dict):
         raise MalformedAction(
             "an action is a JSON object with a 'type'",
             errors={"non_field_errors": "expected a JSON object"},
         )
     kind = data.get("type")
-    shape = _SHAPES.get(kind) if isinstance(kind, str) else None
-    if shape is None:
+    if not isinstance(kind, str) or (shape := _SHAPES.get(kind)) is None:
         raise MalformedAction(
             f"unknown action type {kind!r}",
             # only what a player may send: server-only types are never suggested to clients
@@ -257,7 +264,7 @@ def _decode_checked(data) -> Action:
         )
     required, optional = shape
     errors: dict[str, str] = {}
-    values = {}
+    values: dict[str, Any] = {}
     for name in required:
         if name in data:
             values[name] = _CHECKS[name](name, data[name], errors)
@@ -273,9 +280,9 @@ def _decode_checked(data) -> Action:
     return ACTION_TYPES[kind](**values)
 
 
-def encode_action(action: Action) -> dict:
+def encode_action(action: Action) -> dict[str, object]:
     """Action → JSON object; decode_action(encode_action(a)) == a."""
-    data = {"type": action.type}
+    data: dict[str, object] = {"type": action.type}
     for f in fields(action):
         value = getattr(action, f.name)
         data[f.name] = list(value) if isinstance(value, tuple) else value

@@ -7,11 +7,16 @@ seats and `simulate --policy autopilot`. Deterministic: ties go to the first are
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from .actions import Action, Decline, Pass, Pickup, Step, Stop
 from .board import AREA_INDEX, DISTANCE
 
+if TYPE_CHECKING:
+    from .game import Game
 
-def _targets(game, seat: int) -> set[str]:
+
+def _targets(game: Game, seat: int) -> set[str]:
     riding = game.passengers[seat]
     if riding:
         return {c[1] for c in riding}
@@ -25,7 +30,7 @@ def _distance_to(area: str, targets: set[str]) -> int:
     return min(row[t] for t in targets)
 
 
-def autopilot_action(game) -> Action:
+def autopilot_action(game: Game) -> Action:
     seat = game.active
     here = game.taxis[seat]
     choices = game.pickup_choices()

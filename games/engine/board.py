@@ -8,8 +8,19 @@ from __future__ import annotations
 import json
 from collections import deque
 from importlib import resources
+from typing import TypedDict
 
 _DATA = json.loads(resources.files(__package__).joinpath("data/board.json").read_text("utf-8"))
+
+
+class AreaInfo(TypedDict):
+    id: str
+    suit: str  # S, H, C, D
+    rank: str  # 2 … 10, J, Q, K, A
+    downtown: bool
+    x: float
+    y: float
+
 
 ATTRIBUTION: str = _DATA["attribution"]
 LICENSE: str = _DATA["license"]
@@ -18,7 +29,7 @@ LICENSE: str = _DATA["license"]
 AREAS: tuple[str, ...] = tuple(area["id"] for area in _DATA["areas"])
 AREA_INDEX: dict[str, int] = {area: i for i, area in enumerate(AREAS)}
 #: Drawing data for clients: id, suit, rank, downtown, x, y (0..1000 box, y down).
-AREA_INFO: tuple[dict, ...] = tuple(_DATA["areas"])
+AREA_INFO: tuple[AreaInfo, ...] = tuple(_DATA["areas"])
 EDGES: tuple[tuple[str, str], ...] = tuple((a, b) for a, b in _DATA["edges"])
 
 

@@ -44,14 +44,14 @@ class EngineError(Exception):
 
     code: Code
 
-    def __init__(self, code: Code, message: str, *, clause: str | None = None):
+    def __init__(self, code: Code, message: str, *, clause: str | None = None) -> None:
         super().__init__(message)
         self.code = code
         self.message = message
         self.clause = clause
 
-    def as_dict(self) -> dict:
-        body: dict = {"code": str(self.code), "message": self.message}
+    def as_dict(self) -> dict[str, object]:
+        body: dict[str, object] = {"code": str(self.code), "message": self.message}
         if self.clause:
             body["clause"] = self.clause
         return body
@@ -60,11 +60,11 @@ class EngineError(Exception):
 class MalformedAction(EngineError):
     """The input is not an action at all: unknown type, missing or extra field, wrong type."""
 
-    def __init__(self, message: str, *, errors: dict[str, str] | None = None):
+    def __init__(self, message: str, *, errors: dict[str, str] | None = None) -> None:
         super().__init__(Code.MALFORMED_ACTION, message)
         self.errors = errors or {}
 
-    def as_dict(self) -> dict:
+    def as_dict(self) -> dict[str, object]:
         return {**super().as_dict(), "errors": self.errors}
 
 

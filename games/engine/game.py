@@ -13,6 +13,9 @@ or is over.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping
+from typing import Any, Literal
+
 from .actions import (
     Abort,
     Action,
@@ -33,6 +36,7 @@ from .actions import (
 from .autopilot import autopilot_action
 from .board import AREA_INDEX, AREAS, DISTANCE, NEIGHBOURS
 from .errors import Code, IllegalAction, InvalidSetup
+from .notifications import CitizenJson, Notification, Result
 from .options import ALLOWANCE, Options, check_players
 from .rng import Rng, seat_order
 
@@ -52,7 +56,7 @@ ZOMBIE_TURN_LIMIT = 10_000
 Citizen = tuple[str, str]  # (origin, destination)
 
 
-def citizen_json(citizen: Citizen) -> dict:
+def citizen_json(citizen: Citizen) -> CitizenJson:
     return {"origin": citizen[0], "destination": citizen[1]}
 
 
@@ -69,6 +73,35 @@ class Game:
         "deadline", "active", "phase", "turn_start", "path", "stepped", "undos", "turn",
         "zombies", "timeouts", "result", "aborted", "history", "_out", "_allowances",
     )  # fmt: skip
+
+    rules_version: str
+    options: Options
+    players: int
+    seed: int
+    seat_players: tuple[int, ...]  # seat -> index of its player in joining order (S3)
+    pile: list[str]  # the end of the list is the top of the pile
+    discard: list[str]
+    taxis: list[str]  # per seat, the area its taxi is on
+    passengers: list[list[Citizen]]  # per seat
+    income: list[int]  # per seat
+    waiting: list[Citizen]
+    deadline: int  # deadlines reached: 0, 1 or 2
+    active: int  # the seat to play
+    phase: str  # MOVE, PICKUP or OVER
+    turn_start: str  # where the active taxi began its turn
+    path: list[str]  # the areas stepped to this turn
+    stepped: bool
+    undos: int  # this turn
+    turn: int
+    zombies: list[bool]  # per seat: played by the autopilot (K3)
+    timeouts: list[int]  # per seat: timed-out turns in a row (K3)
+    result: Result | None
+    aborted: str | None  # the reason, if the game was aborted
+    history: list[Action]
+    #: What the action being applied says. Outside `apply` it is None, so that a notification
+    #: made outside an action fails loudly; typed as the handlers, which run inside, see it.
+    _out: list[Notification]
+    _allowances: tuple[int, int, int]  # T1, by deadlines reached
 
     # ------------------------------------------------------------------ reading the state
 
@@ -161,7 +194,7 @@ class Game:
 
     # ------------------------------------------------------------------ playing
 
-    def apply(self, action: Action | dict) -> list[dict]:
+    def apply(self, action: Action | Mapping[str, object]) -> list[Notification]:
         """Play one action; return its notifications. Raises EngineError and changes nothing
         if the action is malformed or illegal."""
         handler = _HANDLERS.get(type(action))
@@ -170,16 +203,18 @@ class Game:
             handler = _HANDLERS[type(action)]
         if self.phase == OVER:
             raise IllegalAction(Code.GAME_OVER, "the game is over", clause="G1")
-        out: list[dict] = []
+        out: list[Notification] = []
         self._out = out
+        # `action` is an Action from here on (its type has a handler, or it was decoded): mypy
+        # cannot follow that through the table, hence two ignores rather than a check per action
         try:
             handler(self, action)
             if type(action) in _PLAYER_TYPES:
-                self.timeouts[action.seat] = 0  # K3 counts timeouts in a row
+                self.timeouts[action.seat] = 0  # type: ignore[union-attr]  # K3: in a row
             self._play_automatic()
         finally:
-            self._out = None
-        self.history.append(action)
+            self._out = None  # type: ignore[assignment]
+        self.history.append(action)  # type: ignore[arg-type]
         return out
 
     def clone(self) -> Game:
@@ -206,16 +241,16 @@ class Game:
         )
         return other
 
-    def state_key(self) -> tuple:
+    def state_key(self) -> tuple[object, ...]:
         """Everything that makes up the game, for comparing two games (replay == live)."""
         return tuple(
             getattr(self, name) for name in Game.__slots__ if name not in ("history", "_out")
         )
 
-    def __eq__(self, other) -> bool:
+    def __eq__(self, other: object) -> bool:
         return isinstance(other, Game) and self.state_key() == other.state_key()
 
-    __hash__ = None  # mutable
+    __hash__ = None  # type: ignore[assignment]  # mutable
 
     # ------------------------------------------------------------------ action handlers
 
@@ -282,7 +317,7 @@ class Game:
         here = self.taxis[seat]
         riding = self.passengers[seat]
         if any(c[1] == here for c in riding):
-            staying = []
+            staying: list[Citizen] = []
             for citizen in riding:
                 if citizen[1] == here:
                     fare = DISTANCE[citizen[0]][here]
@@ -459,7 +494,7 @@ class Game:
         if seat >= self.players:
             raise IllegalAction(Code.NO_SUCH_SEAT, f"this game has no seat {seat}")
 
-    def _make_zombie(self, seat: int, reason: str) -> None:
+    def _make_zombie(self, seat: int, reason: Literal["timeouts", "moderator", "resigned"]) -> None:
         self.zombies[seat] = True
         self._out.append({"type": "seat_zombified", "seat": seat, "reason": reason})
 
@@ -500,7 +535,7 @@ class Game:
             return citizen
         return None
 
-    def _reach_deadline(self, number: int, cause: str) -> None:
+    def _reach_deadline(self, number: int, cause: Literal["pile", "waiting", "clock"]) -> None:
         """D1–D4: latch deadlines up to `number`, recording each as it is reached."""
         for reached in range(self.deadline + 1, number + 1):
             self.deadline = reached
@@ -565,7 +600,7 @@ class Game:
                 return
 
 
-_PICKUP_LIMITS = {
+_PICKUP_LIMITS: dict[str, str] = {
     "P1": "a taxi carries at most 3 passengers",
     "P2": "once the draw pile is exhausted, a taxi carrying 2 may not pick up a third",
     "P3": "while at most 4 citizens wait, only an empty taxi may pick up",
@@ -573,7 +608,8 @@ _PICKUP_LIMITS = {
 
 _PLAYER_TYPES = frozenset({Step, Undo, Stop, Pickup, Decline, Pass, Turn})
 
-_HANDLERS = {
+#: Each action type's handler (each takes its own type: the table's key says which)
+_HANDLERS: dict[type, Callable[[Game, Any], None]] = {
     Step: Game._step,
     Undo: Game._undo,
     Stop: Game._stop,
@@ -592,7 +628,7 @@ _HANDLERS = {
 
 def new_game(
     options: Options, players: int, seed: int, *, rules_version: str = RULES_VERSION
-) -> tuple[Game, list[dict]]:
+) -> tuple[Game, list[Notification]]:
     """Set a game up (S1–S7) and start the first turn; return it and its notifications."""
     check_players(options, players)
     if rules_version != RULES_VERSION:
@@ -607,7 +643,7 @@ def new_game(
     game.options = options
     game.players = players
     game.seed = seed
-    out: list[dict] = []
+    out: list[Notification] = []
     game._out = out
     game._allowances = ALLOWANCE[options.movement]
 
@@ -620,7 +656,7 @@ def new_game(
     game.deadline = 0
     taxis: list[str] = []
     for _ in range(players):  # S4
-        set_aside = []
+        set_aside: list[str] = []
         card = pile.pop()
         while card in taxis:  # only possible with two decks
             set_aside.append(card)
@@ -675,5 +711,5 @@ def new_game(
     )
     game._start_turn()
     game._play_automatic()
-    game._out = None
+    game._out = None  # type: ignore[assignment]
     return game, out

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from .errors import Code, InvalidSetup
+from .notifications import OptionsJson
 
 MOVEMENTS = ("normal", "fast", "faster")
 MIN_PLAYERS, MAX_PLAYERS = 2, 8
@@ -23,7 +24,7 @@ class Options:
     pickup_before_movement: bool = False
     movement: str = "normal"
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         for name in ("shift_change", "pickup_before_movement"):
             if not isinstance(getattr(self, name), bool):
                 raise InvalidSetup(Code.INVALID_OPTIONS, f"{name} must be true or false")
@@ -33,7 +34,7 @@ class Options:
             )
 
     @classmethod
-    def from_json(cls, data: dict) -> Options:
+    def from_json(cls, data: object) -> Options:
         if not isinstance(data, dict):
             raise InvalidSetup(Code.INVALID_OPTIONS, "options must be an object")
         unknown = set(data) - {"shift_change", "pickup_before_movement", "movement"}
@@ -42,7 +43,7 @@ class Options:
             raise InvalidSetup(Code.INVALID_OPTIONS, f"unknown options: {names}")
         return cls(**data)
 
-    def to_json(self) -> dict:
+    def to_json(self) -> OptionsJson:
         # written out: dataclasses.asdict deep-copies each value, and every view calls this
         return {
             "shift_change": self.shift_change,

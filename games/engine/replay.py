@@ -2,18 +2,30 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
+from typing import Any, TypedDict
 
 from .actions import Action
 from .errors import Code, InvalidSetup
 from .game import RULES_VERSION, Game, new_game
+from .notifications import Notification, OptionsJson
 from .options import Options
 from .seed import seed_matches
 
 #: Rules versions this engine can replay. A rules change gets a new version, and games stored
 #: under an old one keep being replayed by the code for that version.
 SUPPORTED_RULES_VERSIONS = frozenset({RULES_VERSION})
+
+#: An action as played (`Game.apply` takes either)
+Played = Action | Mapping[str, object]
+
+
+class SetupJson(TypedDict):
+    rules_version: str
+    options: OptionsJson
+    players: int
+    seed: int
 
 
 @dataclass(frozen=True, slots=True)
@@ -25,7 +37,7 @@ class Setup:
     seed: int
     rules_version: str = RULES_VERSION
 
-    def to_json(self) -> dict:
+    def to_json(self) -> SetupJson:
         return {
             "rules_version": self.rules_version,
             "options": self.options.to_json(),
@@ -34,7 +46,7 @@ class Setup:
         }
 
     @classmethod
-    def from_json(cls, data: dict) -> Setup:
+    def from_json(cls, data: Mapping[str, Any]) -> Setup:
         return cls(
             options=Options.from_json(data["options"]),
             players=data["players"],
@@ -43,7 +55,7 @@ class Setup:
         )
 
 
-def start(setup: Setup) -> tuple[Game, list[dict]]:
+def start(setup: Setup) -> tuple[Game, list[Notification]]:
     if setup.rules_version not in SUPPORTED_RULES_VERSIONS:
         raise InvalidSetup(
             Code.UNSUPPORTED_RULES_VERSION,
@@ -52,7 +64,7 @@ def start(setup: Setup) -> tuple[Game, list[dict]]:
     return new_game(setup.options, setup.players, setup.seed, rules_version=setup.rules_version)
 
 
-def replay(setup: Setup, actions: Iterable[Action | dict]) -> Game:
+def replay(setup: Setup, actions: Iterable[Played]) -> Game:
     """The game after playing `actions` (JSON objects or Action values) from `setup`."""
     game, _ = start(setup)
     apply = game.apply
@@ -61,14 +73,17 @@ def replay(setup: Setup, actions: Iterable[Action | dict]) -> Game:
     return game
 
 
-def replay_notifications(setup: Setup, actions: Iterable[Action | dict]) -> list[list[dict]]:
+def replay_notifications(setup: Setup, actions: Iterable[Played]) -> list[list[Notification]]:
     """The notifications of the setup and of each action, as lists in log order."""
     game, first = start(setup)
     return [first, *(game.apply(action) for action in actions)]
 
 
 def verify(
-    commitment: str, setup: Setup, actions: Iterable[Action | dict], notifications: list[list[dict]]
+    commitment: str,
+    setup: Setup,
+    actions: Iterable[Played],
+    notifications: list[list[Notification]],
 ) -> bool:
     """H2: after a game, anyone holding its log checks that the revealed seed matches the
     commitment and that replaying gives exactly the notifications that were published."""

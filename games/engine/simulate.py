@@ -9,10 +9,12 @@ import argparse
 import json
 import sys
 from collections.abc import Iterator
+from typing import NoReturn, TypedDict
 
 from .autopilot import autopilot_action
 from .errors import InvalidSetup
 from .game import RULES_VERSION, Game
+from .notifications import Notification, OptionsJson, Result
 from .options import MOVEMENTS, Options, check_players
 from .replay import Setup, start
 from .rng import Rng
@@ -20,9 +22,23 @@ from .rng import Rng
 POLICIES = ("autopilot", "random")
 
 
+class SimulatedOptions(OptionsJson):
+    players: int
+
+
+class SimulatedGame(TypedDict):
+    """One line of the simulator's output (CONTRACT.md "The simulator")."""
+
+    rules_version: str
+    seed: int
+    options: SimulatedOptions
+    notifications: list[Notification]
+    result: Result | None  # None: cut off after `max_turns`
+
+
 def play(
     setup: Setup, *, policy: str = "autopilot", max_turns: int = 2000
-) -> tuple[Game, list[dict]]:
+) -> tuple[Game, list[Notification]]:
     """Play one game: the game as it ended (`game.result` is None if it was cut off after
     `max_turns`) and every notification. The one play loop: the CLI, the benchmarks and the
     soak test all play through it."""
@@ -46,7 +62,7 @@ def simulate(
     options: Options | None = None,
     policy: str = "autopilot",
     max_turns: int = 2000,
-) -> Iterator[dict]:
+) -> Iterator[SimulatedGame]:
     options = options or Options()
     for k in range(games):
         setup = Setup(options=options, players=players, seed=seed + k)
@@ -61,7 +77,7 @@ def simulate(
 
 
 class _Parser(argparse.ArgumentParser):
-    def error(self, message):  # one line, exit status 2
+    def error(self, message: str) -> NoReturn:  # one line, exit status 2
         self.exit(2, f"{self.prog}: error: {message}\n")
 
 

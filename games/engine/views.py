@@ -7,15 +7,69 @@ runs. `full_view` adds the pile order and the seed: for finished games, and for 
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import Any, Literal, NotRequired, TypedDict
+
 from .actions import encode_action
 from .game import OVER, UNDO_LIMIT, Game, citizen_json
+from .notifications import CitizenJson, OptionsJson, Result
 from .seed import seed_commitment
 
 
-def public_view(game: Game) -> dict:
+class SeatView(TypedDict):
+    seat: int
+    player: int  # index of the seat's player in joining order (S3)
+    area: str
+    passengers: list[CitizenJson]
+    income: int
+    zombie: bool
+    timeouts: int
+
+
+class PublicView(TypedDict):
+    rules_version: str
+    options: OptionsJson
+    players: int
+    status: Literal["playing", "finished", "aborted"]
+    seed_commitment: str
+    turn: int
+    active_seat: int | None  # None once the game is over
+    phase: str  # "move", "pickup" or "over"
+    allowance: int
+    turn_start: str
+    path: list[str]
+    undos_left: int
+    deadlines_reached: int
+    pile: int
+    pile_exhausted: bool
+    discarded: list[str]
+    waiting: list[CitizenJson]
+    seats: list[SeatView]
+    result: Result | None
+    abort_reason: str | None
+    seed: NotRequired[int]  # once the game is over (H2)
+
+
+class PlayerView(PublicView):
+    you: int | None  # None: a spectator
+    legal_actions: list[dict[str, object]]  # encoded actions
+
+
+class Secret(TypedDict):
+    pile_order: list[str]  # from the top down
+    seed: int
+
+
+class FullView(PublicView):
+    secret: Secret
+
+
+def public_view(game: Game) -> PublicView:
     over = game.phase == OVER
-    status = "aborted" if game.aborted is not None else ("finished" if over else "playing")
-    view = {
+    status: Literal["playing", "finished", "aborted"] = (
+        "aborted" if game.aborted is not None else ("finished" if over else "playing")
+    )
+    view: PublicView = {
         "rules_version": game.rules_version,
         "options": game.options.to_json(),
         "players": game.players,
@@ -53,17 +107,20 @@ def public_view(game: Game) -> dict:
     return view
 
 
-def player_view(game: Game, seat: int | None = None, *, public: dict | None = None) -> dict:
+def player_view(
+    game: Game, seat: int | None = None, *, public: PublicView | None = None
+) -> PlayerView:
     """The view for seat `seat` (None: a spectator), with that seat's legal actions.
     `public`: `public_view(game)`, if the caller has it already (shared, not copied: neither
     may change it afterwards)."""
-    view = public_view(game) if public is None else dict(public)
-    view["you"] = seat
-    view["legal_actions"] = [encode_action(a) for a in game.offered_actions(seat)]
-    return view
+    return {
+        **(public_view(game) if public is None else public),
+        "you": seat,
+        "legal_actions": [encode_action(a) for a in game.offered_actions(seat)],
+    }
 
 
-def resign_offer(public: dict, seat: int | None) -> list[dict]:
+def resign_offer(public: Mapping[str, Any], seat: int | None) -> list[dict[str, object]]:
     """`resign` as `Game.offered_actions` offers it (K3), from a public view alone: for those
     who build a seat's `legal_actions` from the public view and the active seat's list."""
     if seat is None or public["status"] != "playing" or public["seats"][seat]["zombie"]:
@@ -71,8 +128,6 @@ def resign_offer(public: dict, seat: int | None) -> list[dict]:
     return [{"type": "resign", "seat": seat}]
 
 
-def full_view(game: Game) -> dict:
+def full_view(game: Game) -> FullView:
     """Everything, including secrets: the pile from its top down, and the seed."""
-    view = public_view(game)
-    view["secret"] = {"pile_order": game.pile[::-1], "seed": game.seed}
-    return view
+    return {**public_view(game), "secret": {"pile_order": game.pile[::-1], "seed": game.seed}}
