@@ -48,6 +48,7 @@ def _redis_ok() -> bool:
 
 
 def healthz(request: HttpRequest) -> JsonResponse:
+    body: dict[str, object]
     if not _database_ok():
         body, status = {"status": "error", "code": "database_unavailable"}, 503
     elif getattr(settings, "REDIS_URL", "") and not _redis_ok():
