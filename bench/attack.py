@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """Attack benchmark: one account tries to hold 300 streams and 1,000 sockets while 20 others play.
 
-    .venv/bin/pip install -e '.[bench]'                 # aiohttp, as bench/api.py
-    .venv/bin/python bench/attack.py --json bench/out/attack.json
+    python3 dev.py bench attack --json bench/out/attack.json   # installs aiohttp first
+    .venv/bin/python bench/attack.py --retry 5          # an attacker that keeps trying
     .venv/bin/python bench/attack.py --quick            # smoke run: short windows, a few seconds
 
 Needs PostgreSQL (`--pg-url`, a role that may create databases) and Redis (`--redis-url`, by
@@ -72,7 +72,7 @@ from bench._common import log, machine_speed, wait_quiet  # noqa: E402
 try:
     import aiohttp
 except ImportError:  # pragma: no cover - a hint, not a feature
-    sys.exit("bench/attack.py needs aiohttp: .venv/bin/pip install -e '.[bench]'")
+    sys.exit("bench/attack.py needs aiohttp: python3 dev.py bench (installs it)")
 import psycopg  # noqa: E402  (a project dependency)
 
 from bench import _client, api  # noqa: E402
