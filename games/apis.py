@@ -45,7 +45,7 @@ from games.serializers import (
 from games.services import chat, moves, tables
 from games.throttles import MoveRateThrottle
 from games.web import board_data
-from taxi_project import error_codes
+from taxi_project import connection_limits, error_codes
 from taxi_project.pagination import DEPRECATION_HEADERS, deprecated, paginate, schema_parameters
 
 # The error codes each operation may answer with (games/schema.py: error_responses).
@@ -427,14 +427,27 @@ class GameStreamApi(APIView):
                 'committed; `{"keepalive": <time>}` every 20 s without one; the stream ends '
                 "after the entry that ends the game",
             ),
-            **errors("games_stream", "invalid", "game_not_found"),
+            **errors("games_stream", "invalid", "game_not_found", "too_many_connections"),
         },
         summary="Follow the game without a socket: its log entries as they come (NDJSON)",
+        description="At most `MAX_STREAMS_PER_ACCOUNT` (10) streams per account and "
+        "`MAX_STREAMS_PER_ADDRESS` (50) per client address are open at once, on every server "
+        "together: one more is refused with 429 `too_many_connections` (`per`: `account` or "
+        "`address`; `limit`).",
     )
     def get(self, request, game_id: int):
         query = _valid_query(StreamQuerySerializer, request)
-        selectors.game_get_visible(game_id=game_id, user=request.user)
-        lines = streams.entry_lines(game_id=game_id, after=query.get("after", -1))
+        lease = connection_limits.lease_take(
+            connection_limits.STREAM,
+            user=request.user,
+            address=connection_limits.request_address(request),
+        )
+        try:
+            selectors.game_get_visible(game_id=game_id, user=request.user)
+        except BaseException:
+            lease.release()
+            raise
+        lines = streams.Lines(game_id=game_id, after=query.get("after", -1), lease=lease)
         response = StreamingHttpResponse(lines, content_type="application/x-ndjson")
         response["Cache-Control"] = "no-cache"
         response["X-Accel-Buffering"] = "no"  # nginx: pass each line on at once

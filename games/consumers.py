@@ -10,6 +10,12 @@ dropped. And since a push dies with the process that was to send it, every proce
 the versions of the games its sockets watch every HEARTBEAT seconds (one query) and has a
 socket that is behind read what it missed from the database: no entry waits longer than that.
 
+Bounds: every socket holds a place under its account's and its client address's caps
+(`MAX_SOCKETS_PER_ACCOUNT`, `MAX_SOCKETS_PER_ADDRESS`; an anonymous spectator counts by address)
+from its handshake to its end; one over a cap is told why and closed with 4429
+(`too_many_connections`). A socket holds no database connection while it waits: each
+`database_sync_to_async` call takes one and gives it back (taxi_project/dbpool.py).
+
 Credentials: a socket re-checks the token or session it was opened with before every move and
 chat frame, and when its account's group says they changed (logout, password change,
 moderation); when they are gone it says why and closes (4401 logged out, 4403 refused).
@@ -21,6 +27,7 @@ import asyncio
 import json
 import logging
 
+from asgiref.sync import sync_to_async
 from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncJsonWebsocketConsumer
 from django.conf import settings
@@ -39,15 +46,15 @@ from games.errors import InvalidSync, LoginRequired, MalformedFrame, UnknownFram
 from games.serializers import MAX_INT, move_data
 from games.services import chat, moves
 from games.throttles import socket_move_allowed
-from taxi_project import parsers
-from taxi_project.api_errors import ApiError, TooManyRequests, body_for
+from taxi_project import connection_limits, parsers
+from taxi_project.api_errors import ApiError, TooManyConnections, TooManyRequests, body_for
 
 log = logging.getLogger(__name__)
 
 V = events.FRAME_VERSION
 MAX_FRAME = 64 * 1024
 BUFFER_LIMIT = 1000
-CLOSE_CODES = {401: 4401, 403: 4403, 404: 4404}
+CLOSE_CODES = {401: 4401, 403: 4403, 404: 4404, 429: 4429}
 
 
 def frame(kind: str, **fields) -> dict:
@@ -65,6 +72,49 @@ class JsonConsumer(AsyncJsonWebsocketConsumer):
 
     account = None
     credentials: dict = {}
+    lease: connection_limits.Lease | None = None
+    disconnected = False
+
+    async def __call__(self, scope, receive, send):
+        """However the socket ends (closed; or an error, such as sending to a client that has
+        just gone, which ends it without a disconnect), everything it held is given back."""
+        try:
+            await super().__call__(scope, receive, send)
+        finally:
+            await asyncio.shield(self.let_go())
+
+    async def websocket_disconnect(self, message):
+        self.disconnected = True
+        await super().websocket_disconnect(message)
+
+    async def let_go(self) -> None:
+        if not self.disconnected and hasattr(self, "user"):  # ended by an error: tidy up
+            self.disconnected = True
+            try:
+                await self.disconnect(1006)
+            except Exception:
+                log.exception("a socket that failed could not leave its groups")
+        await self.give_place_back()
+
+    async def hold_place(self) -> bool:
+        """Take this socket's place under its account's and address's caps; False (and the
+        socket refused, 4429) when one is full."""
+        try:
+            self.lease = await sync_to_async(connection_limits.lease_take, thread_sensitive=False)(
+                connection_limits.SOCKET,
+                user=self.user,
+                address=connection_limits.socket_address(self.scope),
+            )
+        except TooManyConnections as error:
+            await self.refuse(error)
+            return False
+        self.lease.start()
+        return True
+
+    async def give_place_back(self) -> None:
+        lease, self.lease = self.lease, None
+        if lease is not None:  # shielded: it must go back even if this task is cancelled
+            await asyncio.shield(sync_to_async(lease.release, thread_sensitive=False)())
 
     async def dispatch(self, message):
         # Every frame this socket sends speaks its owner's language (docs/i18n.md).
@@ -136,6 +186,8 @@ class GameConsumer(JsonConsumer):
     async def connect(self):
         self.game_id = self.scope["url_route"]["kwargs"]["game_id"]
         self.user = self.scope.get("user") or AnonymousUser()
+        if not await self.hold_place():
+            return
         try:
             access = await database_sync_to_async(selectors.socket_access)(
                 game_id=self.game_id, user=self.user
@@ -312,6 +364,8 @@ class UserConsumer(JsonConsumer):
 
     async def connect(self):
         self.user = self.scope.get("user") or AnonymousUser()
+        if not await self.hold_place():
+            return
         try:
             waiting = await database_sync_to_async(selectors.user_socket_access)(user=self.user)
             self.told = set(waiting)  # (game, version): "your turn" this socket has said

@@ -415,6 +415,14 @@ def error_responses(operation: str, *codes: str) -> dict[int, OpenApiResponse]:
                 "until": serializers.DateTimeField(
                     required=False, help_text="with `account_suspended`"
                 ),
+                "per": serializers.CharField(
+                    required=False,
+                    help_text="with `too_many_connections`: the cap reached, `account` or "
+                    "`address`",
+                ),
+                "limit": serializers.IntegerField(
+                    required=False, help_text="with `too_many_connections`: how many may be open"
+                ),
             },
         )
         responses[status] = OpenApiResponse(

@@ -34,6 +34,8 @@ class ErrorSerializer(serializers.Serializer):
     errors = serializers.DictField(required=False, help_text="field → problem (400 only)")
     clause = serializers.CharField(required=False, help_text="RULES.md clause an action breaks")
     current_version = serializers.IntegerField(required=False, help_text="with stale_version")
+    per = serializers.CharField(required=False, help_text="with too_many_connections")
+    limit = serializers.IntegerField(required=False, help_text="with too_many_connections")
 
 
 # ---------------------------------------------------------------------------------- requests

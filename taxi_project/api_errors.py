@@ -48,6 +48,7 @@ class Code(StrEnum):
     REQUEST_TOO_LARGE = "request_too_large"
     SERVICE_UNAVAILABLE = "service_unavailable"
     THROTTLED = "throttled"
+    TOO_MANY_CONNECTIONS = "too_many_connections"
     NOT_AUTHENTICATED = "not_authenticated"
     AUTHENTICATION_FAILED = "authentication_failed"
     PARSE_ERROR = "parse_error"
@@ -114,6 +115,15 @@ class TooManyRequests(ApiError):
     default_detail = _("Too many requests; slow down.")
 
 
+class TooManyConnections(ApiError):
+    """A stream or socket over its account's or address's cap (taxi_project/connection_limits.py):
+    `per` says which ("account" or "address"), `limit` how many may be open at once."""
+
+    status_code = status.HTTP_429_TOO_MANY_REQUESTS
+    default_code = Code.TOO_MANY_CONNECTIONS
+    default_detail = _("Too many connections are open; close one first.")
+
+
 _conversions: list[tuple[type[Exception], Callable[[Exception], ApiError]]] = []
 
 
@@ -136,7 +146,7 @@ def vocabulary() -> dict[str, tuple[int, Message]]:
     found: dict[str, tuple[int, Message]] = {
         str(cls.default_code): (cls.status_code, cls.default_detail)
         for cls in (ApiError, Conflict, Unprocessable, Forbidden, NotFound, RequestTooLarge,
-                    ServiceUnavailable, TooManyRequests)
+                    ServiceUnavailable, TooManyRequests, TooManyConnections)
     }  # fmt: skip
     for cls in (exceptions.NotAuthenticated, exceptions.AuthenticationFailed,
                 exceptions.ParseError, exceptions.UnsupportedMediaType,

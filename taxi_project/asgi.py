@@ -30,12 +30,18 @@ warnings.filterwarnings(
     "ignore", message="StreamingHttpResponse must consume synchronous iterators", category=Warning
 )
 
+from taxi_project.connection_limits import HandshakeLimit  # noqa: E402
+
 application = ProtocolTypeRouter(
     {
-        "http": django_asgi_app,
+        # streams and sockets being opened at once per client address are limited in front of
+        # everything else (taxi_project/connection_limits.py)
+        "http": HandshakeLimit(django_asgi_app),
         # origin policy, session or token authentication: accounts/channels_auth.py
-        # Channels' stubs take only patterns whose view is typed as an ASGI app, not path()'s
-        "websocket": websocket_stack(URLRouter(websocket_urlpatterns)),  # type: ignore[arg-type]
+        "websocket": HandshakeLimit(
+            # Channels' stubs take only patterns whose view is typed as an ASGI app, not path()'s
+            websocket_stack(URLRouter(websocket_urlpatterns))  # type: ignore[arg-type]
+        ),
     }
 )
 

@@ -1,6 +1,9 @@
 """Liveness and readiness in one, for load balancers and container health checks: 200 only if
 the database answers and, when REDIS_URL is configured, Redis answers (the channel layer, the
-broker and the rate-limit counters live there). 503 with the failing part's code otherwise."""
+broker and the rate-limit counters live there). 503 with the failing part's code otherwise.
+With a connection pool, the answer also shows the answering process's pool
+(`database_pool`: `max`, `open`, `in_use` counting this check's own when it got one,
+`waiting`): a pool whose connections are all lent out, and stay so, is seen from outside."""
 
 from __future__ import annotations
 
@@ -9,6 +12,8 @@ import functools
 from django.conf import settings
 from django.db import DatabaseError, connection
 from django.http import HttpRequest, JsonResponse
+
+from taxi_project.dbpool import pool_figures
 
 CHECK_TIMEOUT = 2.0  # seconds: a health check must answer before the balancer gives up
 
@@ -43,8 +48,13 @@ def _redis_ok() -> bool:
 
 
 def healthz(request: HttpRequest) -> JsonResponse:
+    body: dict[str, object]
     if not _database_ok():
-        return JsonResponse({"status": "error", "code": "database_unavailable"}, status=503)
-    if getattr(settings, "REDIS_URL", "") and not _redis_ok():
-        return JsonResponse({"status": "error", "code": "redis_unavailable"}, status=503)
-    return JsonResponse({"status": "ok"})
+        body, status = {"status": "error", "code": "database_unavailable"}, 503
+    elif getattr(settings, "REDIS_URL", "") and not _redis_ok():
+        body, status = {"status": "error", "code": "redis_unavailable"}, 503
+    else:
+        body, status = {"status": "ok"}, 200
+    if (pool := pool_figures()) is not None:
+        body["database_pool"] = pool
+    return JsonResponse(body, status=status)

@@ -168,7 +168,10 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
         DATABASES["default"].setdefault("OPTIONS", {})["pool"] = {
             "min_size": 1,
             "max_size": _pool_max,
-            "timeout": 10,
+            # how long a request waits for a free connection before it answers 503
+            # `service_unavailable` (a connection is held only while a request runs queries:
+            # streams and sockets take one per read, taxi_project/dbpool.py)
+            "timeout": float(os.environ.get("DB_POOL_TIMEOUT", "10")),
         }
 
 
@@ -323,6 +326,21 @@ REST_KNOX = {
 
 # issue 22: GET /api/v1/games/{id}/stream writes a keep-alive line after this many idle seconds
 STREAM_KEEPALIVE_SECONDS = float(os.environ.get("STREAM_KEEPALIVE_SECONDS", "20"))
+
+# What one client may keep open at once, per account and per client address (the address the
+# rate limits count), across every process and node: streams (GET /api/v1/games/{id}/stream;
+# 429 `too_many_connections`) and WebSockets (close code 4429). 0 turns a cap off. Counted in
+# Redis with REDIS_URL: a killed process's count lapses CONNECTION_LEASE_SECONDS after its last
+# renewal (taxi_project/connection_limits.py, docs/reliability.md "Limits").
+MAX_STREAMS_PER_ACCOUNT = int(os.environ.get("MAX_STREAMS_PER_ACCOUNT", "10"))
+MAX_STREAMS_PER_ADDRESS = int(os.environ.get("MAX_STREAMS_PER_ADDRESS", "50"))
+MAX_SOCKETS_PER_ACCOUNT = int(os.environ.get("MAX_SOCKETS_PER_ACCOUNT", "32"))
+MAX_SOCKETS_PER_ADDRESS = int(os.environ.get("MAX_SOCKETS_PER_ADDRESS", "200"))
+CONNECTION_LEASE_SECONDS = float(os.environ.get("CONNECTION_LEASE_SECONDS", "15"))
+# ...and how many of them one address may be opening at once in one server process (one more
+# is refused before it is authenticated: hundreds at once kept every thread busy refusing, and
+# each holds a pooled connection while it is authenticated: keep it under DB_POOL_MAX_SIZE)
+MAX_HANDSHAKES_PER_ADDRESS = int(os.environ.get("MAX_HANDSHAKES_PER_ADDRESS", "4"))
 
 # issue 22: push notifications (accounts/push.py, games/push.py, docs/api.md "Push").
 # VAPID (RFC 8292): the server's key pair for Web Push; unset in DEBUG, a development pair is

@@ -140,6 +140,16 @@ def _fresh_state_cache():
     state.forget_all()
 
 
+@pytest.fixture(autouse=True)
+def _no_connection_leases_left():
+    """User ids recur after rollbacks: a socket a test left open must not count against the
+    caps of the next test's users."""
+    yield
+    from taxi_project import connection_limits
+
+    connection_limits.release_all()
+
+
 @pytest.fixture
 def make_player(db):
     from tests.players import Player

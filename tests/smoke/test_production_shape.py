@@ -227,7 +227,9 @@ def test_a_timed_out_turn_is_played_by_the_worker_and_pushed(shape, clients):
 def test_static_files_health_and_json_logs(shape, committed_db):
     server = shape.server
     status, _, body = fetch(server.url("/healthz"))
-    assert (status, json.loads(body)) == (200, {"status": "ok"})
+    health = json.loads(body)
+    assert (status, health["status"]) == (200, "ok")
+    assert set(health["database_pool"]) == {"max", "open", "in_use", "waiting"}  # the process's
 
     manifest = json.loads((shape.static_root / "staticfiles.json").read_text())["paths"]
     hashed = manifest["web/api.js"]

@@ -14,9 +14,11 @@ Every refusal, over HTTP and in WebSocket `error` frames, is JSON `{"code", "mes
 switch on `code` (stable), show `message` (in the reader's language; it may change). Some
 codes carry more fields: `errors` (field → problems, with `invalid` and `malformed_action`),
 `clause` (the RULES.md clause an illegal action breaks), `current_version` (with
-`stale_version`), `until` (with `account_suspended`). The OpenAPI schema (`/api/schema/`)
-enumerates the same codes; `tests/test_architecture.py` keeps this page, the schema and the
-code in step, and checks that every message is translated into the five languages.
+`stale_version`), `until` (with `account_suspended`), `per` and `limit` (with
+`too_many_connections`: the cap reached, `account` or `address`, and how many may be open).
+The OpenAPI schema (`/api/schema/`) enumerates the same codes; `tests/test_architecture.py`
+keeps this page, the schema and the code in step, and checks that every message is translated
+into the five languages.
 
 Where they live: `taxi_project/api_errors.py` (the platform's, and the one exception handler),
 `accounts/errors.py`, `games/errors.py` (with the engine's codes, `games/engine/errors.py`,
