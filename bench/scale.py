@@ -87,6 +87,7 @@ PROBE_FINISHED = 20  # finished games present at every size (the log and export 
 HTTP_REPEAT = 30  # sequential requests per read probe
 
 SIZES = [(10_000, 1_000), (100_000, 10_000)]
+MEASUREMENTS = ("moves", "sweep", "reads", "lists", "verify")
 QUICK_SIZES = [(300, 100)]
 
 
@@ -118,7 +119,9 @@ class Filler:
         self.viewer = viewer
         self.rng = random.Random(24)
         self.next_id = HISTORY_FIRST_ID
-        self.distinct: dict[str, list[int]] = {"finished": [], "running": [], "due": []}
+        self.distinct: dict[str, list[int]] = {
+            "finished": [], "running": [], "due": [], "viewer": []
+        }  # fmt: skip
         self.counts = {"finished": 0, "running": 0}
         self.pool = pool
         self.bytes_per_game = 500_000  # until measured (≈ 410 KB a finished game, 2026-12)
@@ -143,9 +146,11 @@ class Filler:
         counts = self.counts
         log(f"kept database: {counts['finished']:,} finished, {counts['running']:,} running")
 
-    def _seated(self, players: int = 8) -> list[int]:
+    def _seated(self, players: int = 8, viewer: bool = False) -> list[int]:
         users = self.rng.sample(self.users, players)
-        if self.rng.random() < self.args.viewer_share and self.viewer not in users:
+        if viewer and self.viewer not in users:
+            users[1] = self.viewer
+        elif self.rng.random() < self.args.viewer_share and self.viewer not in users:
             users[1] = self.viewer  # every game seats at least two
         return users
 
@@ -163,14 +168,14 @@ class Filler:
         for _ in range(count + count // 50 + 5):  # a few spare: the autopilot may not finish
             game_id, self.next_id = self.next_id, self.next_id + 1
             when = None
-            if kind != "finished":
+            if kind not in ENDED_KINDS:
                 when = now + timedelta(seconds=self.rng.uniform(60, 3600 * self.args.due_hours))
             started = now - timedelta(days=self.rng.uniform(1, 365))
             step = timedelta(seconds=self.rng.choice((10, 30, 600, 3600)))
-            if kind != "finished":
+            if kind not in ENDED_KINDS:
                 started = now - timedelta(hours=self.rng.uniform(1, 48))
                 step = timedelta(seconds=30)
-            jobs.append((game_id, self._seated(), started, step, when))
+            jobs.append((game_id, self._seated(viewer=kind == "viewer"), started, step, when))
         ids = []
         batch, written = [], 0
         with psycopg.connect(self.db_url, autocommit=True) as conn, conn.cursor() as cursor:
@@ -223,6 +228,30 @@ class Filler:
             )
         return ids
 
+    def fill_viewer(self, count: int) -> None:
+        """At least `count` finished games seating the viewer (the lists' measurement pages
+        "my games" on both sides): on the empty database they are all it has; generated, not
+        copied, so that the growing database's other figures keep the viewer's share."""
+        with psycopg.connect(self.db_url) as conn:
+            (have,) = conn.execute(
+                "SELECT count(*) FROM games_seat s JOIN games_game g ON g.id = s.game_id "
+                "WHERE s.user_id = %s AND g.status = 'finished'",
+                [self.viewer],
+            ).fetchone()
+        if have < count:
+            log(f"viewer: generating {count - have} finished games seating the viewer")
+            self.generated("viewer", count - have)
+
+    def fill_ratings(self) -> int:
+        """A rating for every player who has none (the leaderboard's rows): random, as many
+        games as a regular has. Returns the rated players."""
+        with psycopg.connect(self.db_url, autocommit=True) as conn:
+            conn.execute(FILL_RATINGS)
+            (rated,) = conn.execute(
+                "SELECT count(*) FROM games_playerrating WHERE games > 0"
+            ).fetchone()
+        return rated
+
     def due_games(self, count: int) -> list[int]:
         """Running games for the sweep to find due: generated at the first size, copies of
         those at the next (the sweep appended a timeout to each: the copies hold it too)."""
@@ -261,6 +290,16 @@ class Filler:
         self.counts[kind] = target
         log(f"{kind}: {target} in the database ({time.perf_counter() - started:.0f} s)")
 
+
+ENDED_KINDS = ("finished", "viewer")
+FILL_RATINGS = """
+INSERT INTO games_playerrating (user_id, mu, sigma, ordinal, games, updated_at)
+SELECT u.id, r.mu, r.sigma, r.mu - 3 * r.sigma, r.games, now()
+  FROM accounts_user u,
+       LATERAL (SELECT 20 + 15 * random() AS mu, 1 + 7 * random() AS sigma,
+                       1 + (random() * 200)::int AS games, u.id AS id) r
+ WHERE NOT EXISTS (SELECT 1 FROM games_playerrating p WHERE p.user_id = u.id)
+"""
 
 _COPY_COLUMNS = (
     "created_by_id, status, visibility, invite_code, players, shift_change, "
@@ -605,6 +644,102 @@ async def measure_reads(sides: list[Side], session) -> dict:
     return reads
 
 
+LIST_PROBES = [
+    ("my_games", "/api/v1/me/games"),
+    ("finished", "/api/v1/games/finished"),
+    ("tables", "/api/v1/tables"),
+    ("leaderboard", "/api/v1/leaderboard"),
+]
+LIST_LIMIT = 20  # rows a page (both databases fill several)
+LIST_FILL = 3 * LIST_LIMIT  # rows each list has at least, on both databases
+
+
+async def prepare_lists(sides: list[Side], session, args) -> None:
+    """What the lists need on both databases, the empty one too (so that a page there has as
+    many rows as on the full one): games seating the viewer, ratings for every player, open
+    tables. Kept databases are topped up only."""
+    for side in sides:
+        await asyncio.to_thread(side.filler.fill_viewer, LIST_FILL)
+        rated = await asyncio.to_thread(side.filler.fill_ratings)
+        log(f"{side.name}: {rated:,} rated players")
+        token = {"Authorization": f"Token {side.viewer.token}"}
+        url = f"{side.run.base}/api/v1/tables?count=true&limit=1"
+        status, body = await _client.request(session, "GET", url, headers=token)
+        opened = body["count"] if status == 200 else 0
+        for player in side.players[: max(LIST_FILL - opened, 0)]:
+            await _client.expect(
+                session, "POST", f"{side.run.base}/api/v1/tables", 201,
+                json={"players": 4}, headers=player.headers,
+            )  # fmt: skip
+
+
+async def _deep_page(session, first: str, headers: dict, place: int) -> tuple[str, int]:
+    """The address of the last full page met by following `next` from `first` up to row
+    `place` (cursors are opaque: the bench walks as a client would), and its first row."""
+    url, row, deep = first, 1, (first, 1)
+    while True:
+        async with session.get(url, headers=headers) as response:
+            body = await response.json()
+            if response.status != 200:
+                raise RuntimeError(f"GET {url} -> {response.status}: {body}")
+        if len(body["results"]) < LIST_LIMIT:
+            return deep
+        deep = (url, row)
+        if body["next"] is None or row + LIST_LIMIT > place:
+            return deep
+        url, row = body["next"], row + LIST_LIMIT
+
+
+async def _timed(session, url: str, headers: dict, repeat: int) -> list[float]:
+    times = []
+    for _ in range(repeat):
+        t0 = time.perf_counter()
+        async with session.get(url, headers=headers) as response:
+            body = await response.read()
+            if response.status != 200:
+                raise RuntimeError(f"GET {url} -> {response.status}: {body[:300]!r}")
+        times.append(time.perf_counter() - t0)
+    return times
+
+
+async def measure_lists(sides: list[Side], session, args) -> dict:
+    """Each list's first page and a deep page (the one at row `--deep-place`, or the last full
+    one of a shorter list) by cursor, `--list-rounds` rounds of `--list-repeat` GETs each in
+    ABBA order: p50/p99 pooled over the rounds."""
+    pages: dict = {side.name: {} for side in sides}
+    for side in sides:
+        token = {"Authorization": f"Token {side.viewer.token}"}
+        for name, path in LIST_PROBES:
+            first = f"{side.run.base}{path}?limit={LIST_LIMIT}"
+            deep, row = await _deep_page(session, first, token, args.deep_place)
+            pages[side.name][name] = {"first": (first, 1), "deep": (deep, row)}
+            log(f"{side.name}: {name}'s deep page at row {row:,}")
+    times: dict = {(side.name, name, page): [] for side in sides for name, _ in LIST_PROBES
+                   for page in ("first", "deep")}  # fmt: skip
+    for r, side in _alternating(sides, args.list_rounds):
+        token = {"Authorization": f"Token {side.viewer.token}"}
+        for name, _ in LIST_PROBES if r % 2 == 0 else LIST_PROBES[::-1]:
+            for page in ("first", "deep"):
+                url = pages[side.name][name][page][0]
+                await _timed(session, url, token, 1)  # warm: the other side ran meanwhile
+                times[(side.name, name, page)] += await _timed(
+                    session, url, token, args.list_repeat
+                )
+    return {
+        side.name: {
+            name: {
+                page: {
+                    **_ms(times[(side.name, name, page)]),
+                    "row": pages[side.name][name][page][1],
+                }  # fmt: skip
+                for page in ("first", "deep")
+            }
+            for name, _ in LIST_PROBES
+        }
+        for side in sides
+    }
+
+
 async def measure(sides: list[Side], session, args, size) -> dict:
     finished, running = size
     full = sides[1]
@@ -618,30 +753,57 @@ async def measure(sides: list[Side], session, args, size) -> dict:
     log(f"size {finished:,}+{running:,}: {level['space']['full']['games']:,} games, "
         f"{level['space']['full']['database_bytes'] / 2**30:.1f} GB")  # fmt: skip
     level["machine_speed_ms"] = [await asyncio.to_thread(machine_speed)]
-    level["moves"] = await measure_moves(sides, session, args)
-    level["sweep"] = await measure_sweep(sides, args)
-    level["reads"] = await measure_reads(sides, session)
-    sample_from = full.filler.distinct["finished"]
-    sample = random.Random(finished + 1).sample(sample_from, min(args.verify, len(sample_from)))
-    level["verify"] = await asyncio.to_thread(verify_figures, sample)
+    if "moves" in args.only:
+        level["moves"] = await measure_moves(sides, session, args)
+    if "sweep" in args.only:
+        level["sweep"] = await measure_sweep(sides, args)
+    if "reads" in args.only:
+        level["reads"] = await measure_reads(sides, session)
+    if "lists" in args.only:
+        level["lists"] = await measure_lists(sides, session, args)
+    if "verify" in args.only:
+        sample_from = full.filler.distinct["finished"]
+        sample = random.Random(finished + 1).sample(sample_from, min(args.verify, len(sample_from)))
+        level["verify"] = await asyncio.to_thread(verify_figures, sample)
     level["machine_speed_ms"].append(await asyncio.to_thread(machine_speed))
     level["goals"] = goals(level)
     return level
 
 
 def goals(level: dict) -> dict:
+    """Full ÷ empty ≤ GOAL_FACTOR: the move p99 and sweep ms per due game (when measured), and
+    each list's first and deep page p99."""
+    found: dict = {}
+    if "moves" in level:
+        found.update(_move_goals(level))
+    for name, _ in LIST_PROBES if "lists" in level else []:
+        for page in ("first", "deep"):
+            a = level["lists"]["empty"][name][page]["p99_ms"]
+            b = level["lists"]["full"][name][page]["p99_ms"]
+            ratio = _ratio(a, b)
+            found[f"list_{name}_{page}_p99"] = {
+                "empty": a, "full": b, "ratio": ratio,
+                "pass": ratio is not None and ratio <= GOAL_FACTOR,
+                "rows": [level["lists"][s][name][page]["row"] for s in ("empty", "full")],
+            }  # fmt: skip
+    return found
+
+
+def _move_goals(level: dict) -> dict:
     empty, full = level["moves"]["empty"]["paced"], level["moves"]["full"]["paced"]
-    sweep_empty, sweep_full = level["sweep"]["empty"], level["sweep"]["full"]
     found = {}
     rounds = [
         _ratio(e["p99_ms"], f["p99_ms"])
         for e, f in zip(empty["windows"], full["windows"], strict=True)
     ]
     rounds = sorted(r for r in rounds if r is not None)
-    for name, a, b in (
-        ("move_p99", empty["p99_ms"], full["p99_ms"]),
-        ("sweep_ms_per_due_game", sweep_empty["ms_per_due_game"], sweep_full["ms_per_due_game"]),
-    ):
+    pairs = [("move_p99", empty["p99_ms"], full["p99_ms"])]
+    if "sweep" in level:
+        sweep_empty, sweep_full = level["sweep"]["empty"], level["sweep"]["full"]
+        pairs.append(
+            ("sweep_ms_per_due_game", sweep_empty["ms_per_due_game"], sweep_full["ms_per_due_game"])
+        )
+    for name, a, b in pairs:
         ratio = _ratio(a, b)
         found[name] = {"empty": a, "full": b, "ratio": ratio,
                        "pass": ratio is not None and ratio <= GOAL_FACTOR}  # fmt: skip
@@ -661,6 +823,14 @@ def goals(level: dict) -> dict:
 
 def _f(value, spec=".1f") -> str:
     return "-" if value is None else format(value, spec)
+
+
+def _figure(figure, side: str, level: dict):
+    """A figure of one side, None if that measurement was left out (`--only`)."""
+    try:
+        return figure(side)(level)
+    except (KeyError, ZeroDivisionError):
+        return None
 
 
 def report(levels: list[dict]) -> dict:
@@ -714,6 +884,12 @@ def report(levels: list[dict]) -> dict:
         rows.append((f"GET {name} p50 ms", lambda s, n=name: read(s, n), ".1f"))
         rows.append((f"GET {name} KB", lambda s, n=name: lambda lv: lv["reads"][s][n]["bytes"]
                      / 1024, ".0f"))  # fmt: skip
+    for name, _ in LIST_PROBES:
+        for page in ("first", "deep"):
+            for stat in ("p50_ms", "p99_ms"):
+                rows.append((f"list {name}, {page} page {stat[:3]} ms",
+                             lambda s, n=name, p=page, k=stat: lambda lv: lv["lists"][s][n][p][k],
+                             ".1f"))  # fmt: skip
     rows.append(("bytes per log entry",
                  lambda s: lambda lv: lv["space"][s]["bytes_per_entry"], ","))  # fmt: skip
     header = ["figure"]
@@ -728,7 +904,7 @@ def report(levels: list[dict]) -> dict:
                 line += [f"{lv['space'][s]['games']:,} / {lv['space'][s]['entries']:,}"
                          for s in ("empty", "full")] + [""]  # fmt: skip
                 continue
-            a, b = figure("empty")(lv), figure("full")(lv)
+            a, b = _figure(figure, "empty", lv), _figure(figure, "full", lv)
             ratio = _ratio(a, b) if spec not in ("d", ",") else None
             line += [_f(a, spec), _f(b, spec), _f(ratio, ".2f") if ratio is not None else ""]
         lines.append(line)
@@ -739,6 +915,8 @@ def report(levels: list[dict]) -> dict:
                          for i, (c, w) in enumerate(zip(line, widths, strict=True))))  # fmt: skip
     last = levels[-1]
     for lv in levels:
+        if "verify" not in lv:
+            continue
         extra = lv["verify"]
         print(f"verify_games at {lv['finished']:,}+{lv['running']:,}: "
               f"{extra['games_per_s']} games/s, {extra['entries_per_s']:,} entries/s; "
@@ -807,6 +985,16 @@ def parse_args(argv=None):
     parser.add_argument("--redis-url", default="redis://127.0.0.1:6379/14",
                         help="the growing database's server (the empty one's: the next lower "
                         "Redis database number)")  # fmt: skip
+    parser.add_argument("--only", default=",".join(MEASUREMENTS),
+                        help=f"the measurements to make, of {','.join(MEASUREMENTS)} (all); "
+                        "e.g. --reuse-db --only lists on a database kept by --keep-db")  # fmt: skip
+    parser.add_argument("--list-rounds", type=int, default=10,
+                        help="rounds of the lists' pages per database, ABBA (10)")  # fmt: skip
+    parser.add_argument("--list-repeat", type=int, default=20,
+                        help="GETs of each page per round (20)")  # fmt: skip
+    parser.add_argument("--deep-place", type=int, default=2000,
+                        help="the row of each list's deep page (2000; a shorter list: its last "
+                        "full page)")  # fmt: skip
     parser.add_argument("--json", metavar="PATH")
     parser.add_argument("--quick", action="store_true", help="a small size, short windows")
     parser.add_argument("--report", metavar="PATH", help="only print the table of a --json file")
@@ -817,6 +1005,7 @@ def parse_args(argv=None):
         args.unpaced_duration, args.unpaced_warmup, args.unpaced_rounds = 4.0, 2.0, 1
         args.rounds, args.sweep_rounds, args.due, args.verify = 6, 2, 30, 20
         args.distinct = min(args.distinct, 300)
+        args.list_rounds, args.list_repeat = 4, 10
     sizes = SIZES
     if args.sizes:
         try:
@@ -824,6 +1013,9 @@ def parse_args(argv=None):
         except ValueError:
             parser.error("--sizes takes finished:running pairs, e.g. 10000:1000,100000:10000")
     args.size_list = sizes
+    args.only = set(args.only.split(","))
+    if not args.only <= set(MEASUREMENTS):
+        parser.error(f"--only takes some of {','.join(MEASUREMENTS)}")
     # what bench/api.py's Run and run_level read (no paced phase there: measure_moves paces)
     args.server_cmd, args.py_spy, args.movement, args.port = None, None, "normal", 0
     return args
@@ -861,6 +1053,8 @@ async def bench(sides: list[Side], args, env_info, pool) -> list[dict]:
                 await asyncio.to_thread(full.filler.adopt)
             for side in sides:  # the probes of the log and export, on both
                 await asyncio.to_thread(side.filler.fill, "finished", PROBE_FINISHED)
+            if "lists" in args.only:
+                await prepare_lists(sides, session, args)
             levels = []
             for size in args.size_list:
                 finished, running = size

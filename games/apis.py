@@ -7,7 +7,6 @@ import json
 
 from django.http import HttpResponse, StreamingHttpResponse
 from django.utils.http import parse_etags, quote_etag
-from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework import status
 from rest_framework.permissions import AllowAny
@@ -16,11 +15,13 @@ from rest_framework.utils.encoders import JSONEncoder
 from rest_framework.views import APIView
 
 from games import engine, moderation, selectors, streams
-from games.schema import BoardSerializer, error_responses
+from games.models import Seat
+from games.schema import NDJSON, BoardSerializer, error_responses, ndjson_body
 from games.serializers import (
     ChatMessageSerializer,
     ChatPostSerializer,
     ChatQuerySerializer,
+    EntrySerializer,
     ErrorSerializer,
     ExportQuerySerializer,
     GameDetailSerializer,
@@ -33,7 +34,6 @@ from games.serializers import (
     LogQuerySerializer,
     MoveResponseSerializer,
     MoveSerializer,
-    PageQuerySerializer,
     ReportCreateSerializer,
     ReportSerializer,
     StreamQuerySerializer,
@@ -46,7 +46,7 @@ from games.services import chat, moves, tables
 from games.throttles import MoveRateThrottle
 from games.web import board_data
 from taxi_project import connection_limits, error_codes
-from taxi_project.pagination import Pagination
+from taxi_project.pagination import DEPRECATION_HEADERS, deprecated, paginate, schema_parameters
 
 # The error codes each operation may answer with (games/schema.py: error_responses).
 SIGNED_IN = ("not_authenticated", "authentication_failed", "account_banned", "account_suspended",
@@ -99,15 +99,28 @@ IF_NONE_MATCH = OpenApiParameter(
     OpenApiParameter.HEADER,
     description="the ETag of the copy you have: 304 if it is still current",
 )
+ETAG = OpenApiParameter(
+    "ETag",
+    str,
+    OpenApiParameter.HEADER,
+    response=[200, 304],
+    description="a strong validator of the body: send it back as `If-None-Match`",
+)
 NOT_MODIFIED = {304: OpenApiResponse(description="unchanged since the ETag you sent")}
 
 
-def _page(view: APIView, request, items):
-    paginator = Pagination()
-    page = paginator.paginate_queryset(items, request, view=view)
-    return paginator.get_paginated_response(
-        [selectors.game_summary(game, user=request.user) for game in page]
-    )
+def _page(view: APIView, request, rows, *, ordering, legacy=None):
+    """A page of game summaries (taxi_project/pagination.py: by cursor, or the deprecated
+    offset in the list's old order, `legacy`); `rows`: games, or seats at them."""
+
+    def render(page, first):
+        games = [row.game if isinstance(row, Seat) else row for row in page]
+        return [selectors.game_summary(game, user=request.user) for game in games]
+
+    return paginate(view, request, rows, ordering=ordering, legacy=legacy, render=render)
+
+
+PAGE = [*schema_parameters(), *DEPRECATION_HEADERS]
 
 
 class BoardApi(APIView):
@@ -119,7 +132,11 @@ class BoardApi(APIView):
     @extend_schema(
         operation_id="board",
         auth=[],
-        responses={200: BoardSerializer},
+        responses={
+            200: BoardSerializer,
+            **error_responses("board", "not_acceptable"),
+            "default": OpenApiResponse(ErrorSerializer, description="any error: docs/errors.md"),
+        },
         summary="The board: areas, roads and the CC BY 4.0 attribution to show with it",
     )
     def get(self, request):
@@ -129,13 +146,13 @@ class BoardApi(APIView):
 class TableListCreateApi(APIView):
     @extend_schema(
         operation_id="tables_list",
-        parameters=[TableFilterSerializer, PageQuerySerializer],
+        parameters=[TableFilterSerializer, *PAGE],
         responses={200: GameSummaryPageSerializer, **errors("tables_list", "invalid")},
         summary="Open public tables, newest first, with filters",
     )
     def get(self, request):
         filters = _valid_query(TableFilterSerializer, request)
-        return _page(self, request, selectors.tables_open(filters=filters))
+        return _page(self, request, selectors.tables_open(filters=filters), ordering="-id")
 
     @extend_schema(
         operation_id="tables_create",
@@ -243,7 +260,7 @@ class TableCancelApi(APIView):
 class GameDetailApi(APIView):
     @extend_schema(
         operation_id="games_retrieve",
-        parameters=[IF_NONE_MATCH],
+        parameters=[IF_NONE_MATCH, ETAG],
         responses={
             200: GameDetailSerializer,
             **NOT_MODIFIED,
@@ -307,7 +324,7 @@ class GameActionsApi(APIView):
 class GameLogApi(APIView):
     @extend_schema(
         operation_id="games_log",
-        parameters=[LogQuerySerializer, IF_NONE_MATCH],
+        parameters=[LogQuerySerializer, IF_NONE_MATCH, ETAG],
         responses={
             200: LogPageSerializer,
             **NOT_MODIFIED,
@@ -335,25 +352,29 @@ class GameLogApi(APIView):
 class MyGamesApi(APIView):
     @extend_schema(
         operation_id="me_games",
-        parameters=[GamesQuerySerializer, PageQuerySerializer],
+        parameters=[GamesQuerySerializer, *PAGE],
         responses={200: GameSummaryPageSerializer, **errors("me_games", "invalid")},
-        summary="Your games, those waiting on you first",
+        summary="Your games, newest table first (`your_turn`: those waiting on you)",
+        description="With the deprecated `offset`: those waiting on you first, then by start.",
     )
     def get(self, request):
         query = _valid_query(GamesQuerySerializer, request)
-        games = selectors.games_of_user(user=request.user, status=query.get("status"))
-        return _page(self, request, games)
+        user, status = request.user, query.get("status")
+        seats = selectors.seats_of_user_newest(user=user, status=status)
+        legacy = selectors.games_of_user(user=user, status=status)
+        return _page(self, request, seats, ordering="-game_id", legacy=legacy)
 
 
 class FinishedGamesApi(APIView):
     @extend_schema(
         operation_id="games_finished",
-        parameters=[PageQuerySerializer],
+        parameters=PAGE,
         responses={200: GameSummaryPageSerializer, **errors("games_finished", "invalid")},
-        summary="Finished games with their results and revealed seeds",
+        summary="Finished games, last ended first, with their results and revealed seeds",
     )
     def get(self, request):
-        return _page(self, request, selectors.games_finished(user=request.user))
+        games = selectors.games_finished(user=request.user)
+        return _page(self, request, games, ordering=("-finished_at", "-id"))
 
 
 class GameChatApi(APIView):
@@ -400,8 +421,8 @@ class GameStreamApi(APIView):
         operation_id="games_stream",
         parameters=[StreamQuerySerializer],
         responses={
-            (200, "application/x-ndjson"): OpenApiResponse(
-                OpenApiTypes.STR,
+            (200, NDJSON): OpenApiResponse(
+                ndjson_body(line=EntrySerializer, keepalive=True),
                 description="One Entry (as in the log) a line, from `after` on, as they are "
                 'committed; `{"keepalive": <time>}` every 20 s without one; the stream ends '
                 "after the entry that ends the game",
@@ -433,31 +454,54 @@ class GameStreamApi(APIView):
         return response
 
 
+def _export(request, game_id: int) -> tuple[dict, list[dict]]:
+    game = selectors.game_get_visible(game_id=game_id, user=request.user)
+    summary = selectors.game_summary(game, user=request.user)
+    entries = [selectors.entry_public(e) for e in selectors.log_since(game=game, after=-1)]
+    return summary, entries
+
+
+def _ndjson(lines: list[dict]) -> HttpResponse:
+    body = "".join(json.dumps(line, cls=JSONEncoder) + "\n" for line in lines)
+    return HttpResponse(body, content_type=NDJSON)
+
+
 class GameExportApi(APIView):
     @extend_schema(
         operation_id="games_export",
-        parameters=[ExportQuerySerializer],
         responses={
-            (200, "application/json"): GameExportSerializer,
-            (200, "application/x-ndjson"): OpenApiResponse(
-                OpenApiTypes.STR,
-                description="`?as=ndjson`: the game (GameSummary) on the first line, then "
-                "one Entry a line",
-            ),
+            200: GameExportSerializer,
             **errors("games_export", "invalid", "game_not_found"),
         },
         summary="The whole game in one call: the game (with its seed once over) and every "
         "log entry",
+        description="The same as NDJSON: `games_export_ndjson`. `?as=ndjson` here is "
+        "deprecated (its answers carry `Deprecation` and `Sunset`, docs/api.md).",
     )
     def get(self, request, game_id: int):
         query = _valid_query(ExportQuerySerializer, request)
-        game = selectors.game_get_visible(game_id=game_id, user=request.user)
-        summary = selectors.game_summary(game, user=request.user)
-        entries = [selectors.entry_public(e) for e in selectors.log_since(game=game, after=-1)]
+        summary, entries = _export(request, game_id)
         if query["as"] == "ndjson":
-            lines = (json.dumps(line, cls=JSONEncoder) + "\n" for line in [summary, *entries])
-            return HttpResponse("".join(lines), content_type="application/x-ndjson")
+            return deprecated(_ndjson([summary, *entries]))
         return Response({"game": summary, "entries": entries})
+
+
+class GameExportNdjsonApi(APIView):
+    @extend_schema(
+        operation_id="games_export_ndjson",
+        responses={
+            (200, NDJSON): OpenApiResponse(
+                ndjson_body(first=GameSummarySerializer, line=EntrySerializer),
+                description="the game (GameSummary, with its seed once over) on the first "
+                "line, then every log entry (Entry) from seq 0, one a line",
+            ),
+            **errors("games_export_ndjson", "game_not_found"),
+        },
+        summary="The whole game as NDJSON: the game, then one log entry a line",
+    )
+    def get(self, request, game_id: int):
+        summary, entries = _export(request, game_id)
+        return _ndjson([summary, *entries])
 
 
 class GameReportApi(APIView):

@@ -229,6 +229,8 @@ class Seat(models.Model):
             models.UniqueConstraint(fields=["game", "join_order"], name="seat_unique_join_order"),
             models.UniqueConstraint(fields=["game", "seat"], name="seat_unique_seat"),
         ]
+        # a player's games, newest first, a page at a time (games/selectors.py)
+        indexes = [models.Index(fields=["user", "game"], name="seat_user_game")]
 
     def __str__(self) -> str:
         return _("%(user)s at game %(game)s") % {"user": self.user, "game": self.game_id}

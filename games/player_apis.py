@@ -9,12 +9,12 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from games import player_stats
-from games.apis import errors
+from games.apis import PAGE, errors
 from games.engine.options import MAX_PLAYERS, MIN_PLAYERS, MOVEMENTS
 from games.models import BOT_LEVELS
 from games.schema import PublicUserSerializer
-from games.serializers import PageQuerySerializer
-from taxi_project.pagination import Pagination
+from games.serializers import PageSerializer
+from taxi_project.pagination import paginate
 
 
 class RatingSerializer(serializers.Serializer):
@@ -80,10 +80,7 @@ class LeaderboardRowSerializer(serializers.Serializer):
     )
 
 
-class LeaderboardPageSerializer(serializers.Serializer):
-    count = serializers.IntegerField()
-    next = serializers.URLField(allow_null=True)
-    previous = serializers.URLField(allow_null=True)
+class LeaderboardPageSerializer(PageSerializer):
     results = LeaderboardRowSerializer(many=True)
 
 
@@ -110,17 +107,20 @@ class PlayerProfileApi(APIView):
 class LeaderboardApi(APIView):
     @extend_schema(
         operation_id="leaderboard",
-        parameters=[LeaderboardQuerySerializer, PageQuerySerializer],
+        parameters=[LeaderboardQuerySerializer, *PAGE],
         responses={200: LeaderboardPageSerializer, **errors("leaderboard", "invalid")},
         summary="Rated players, best first (overall, or with games at one table size)",
     )
     def get(self, request):
         query = LeaderboardQuerySerializer(data=request.query_params.dict())  # `?players=`: 400
         query.is_valid(raise_exception=True)
-        paginator = Pagination()
         rows = player_stats.leaderboard(players=query.validated_data.get("players"))
-        page = paginator.paginate_queryset(rows, request, view=self)
-        first = paginator.offset + 1
-        return paginator.get_paginated_response(
-            [player_stats.leaderboard_row(row, first + i) for i, row in enumerate(page)]
+        return paginate(
+            self,
+            request,
+            rows,
+            ordering=("-ordinal", "user_id"),
+            render=lambda page, first: [
+                player_stats.leaderboard_row(row, first + i) for i, row in enumerate(page)
+            ],
         )

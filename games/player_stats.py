@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections import Counter
 
 from django.contrib.auth import get_user_model
-from django.db.models import Count, Q, QuerySet
+from django.db.models import Count, Exists, OuterRef, QuerySet, Subquery
 from django.http import Http404
 
 from games.models import Game, PlayerRating, RatingChange, Seat
@@ -114,9 +114,10 @@ def leaderboard(*, players: int | None = None) -> QuerySet[PlayerRating]:
     that size (annotated `size_games`)."""
     rows = PlayerRating.objects.filter(games__gt=0, user__is_active=True).select_related("user")
     if players is not None:
-        at_size = Q(user__rating_changes__players=players)
-        rows = rows.annotate(size_games=Count("user__rating_changes", filter=at_size))
-        rows = rows.filter(size_games__gt=0)
+        # per row shown, through the changes' (user, …) index: not an aggregate of every change
+        at_size = RatingChange.objects.filter(user=OuterRef("user_id"), players=players)
+        counted = at_size.order_by().values("user").annotate(n=Count("pk")).values("n")
+        rows = rows.filter(Exists(at_size)).annotate(size_games=Subquery(counted))
     return rows.order_by("-ordinal", "user_id")
 
 

@@ -12,6 +12,7 @@ HTTP status, each status with its own enumerated `code`.
 
 from __future__ import annotations
 
+import json
 import re
 
 from drf_spectacular.plumbing import ResolvedComponent
@@ -452,3 +453,174 @@ def name_error_code_enums(result, generator, request, public):
             generator.registry.register_on_missing(enum)  # the enum hook rebuilds components
             component["properties"]["code"] = enum.ref
     return result
+
+
+# ---------------------------------------------------------------------------------- generators
+
+NDJSON = "application/x-ndjson"
+KEEPALIVE = {
+    "type": "object",
+    "description": "the stream's line after a while without an entry: the server's time",
+    "properties": {"keepalive": {"type": "string", "format": "date-time"}},
+    "required": ["keepalive"],
+}
+
+
+def ndjson_body(*, line, first=None, keepalive: bool = False) -> dict:
+    """An NDJSON body for the schema: a string whose lines are each a JSON value, described in
+    the extensions `x-ndjson-line` (every line, or every line after the first) and
+    `x-ndjson-first-line`, by reference to the components of `line` and `first` (serializers);
+    `keepalive`: a line may also be `{"keepalive": <time>}`. OpenAPI 3.0 has no item schema
+    for a stream of JSON values; `generator_friendly` resolves the references."""
+    body: dict = {"type": "string", "x-ndjson-line": line}
+    if keepalive:
+        body["x-ndjson-keepalive"] = True
+    if first is not None:
+        body["x-ndjson-first-line"] = first
+    return body
+
+
+def generator_friendly(result, generator, request, public):
+    """drf-spectacular postprocessing hook, after the enum hook: what linters (redocly's
+    recommended rules) and client generators (openapi-typescript) want and drf-spectacular
+    leaves out.
+
+    * `nullable` beside `allOf`/`oneOf` gets the `type` its members share (OpenAPI 3.0 makes
+      `nullable` mean something only beside a `type`).
+    * An operation no authenticator guards says so: `security: []` (public).
+    * An NDJSON body (`ndjson_body`) names its lines' components in its extensions and its
+      description (docs/api.md).
+    * A field typed as a discriminated union (drf-spectacular: `allOf: [union]`, to carry a
+      description) refers to the union itself (or `oneOf` it and null): generators read
+      `allOf` of a discriminated schema as inheritance from it and drop the discriminator
+      (openapi-typescript: `Omit<…, "type">`).
+    * A request field with a default is optional (not `required`), but generators read a
+      `default` as "always present" (openapi-typescript makes the field required): in the
+      components only requests use, the default is said in the description instead."""
+    schemas = result.get("components", {}).get("schemas", {})
+    _unions_not_inherited(result, schemas)
+    _type_nullable_unions(result, schemas)
+    _defaults_in_words(result, schemas)
+    for path_item in result.get("paths", {}).values():
+        for operation in path_item.values():
+            operation.setdefault("security", [])
+            for response in operation.get("responses", {}).values():
+                media = response.get("content", {}).get(NDJSON)
+                if media is not None and "x-ndjson-line" in media.get("schema", {}):
+                    # a copy: the declaration's own dict serves every generation
+                    media["schema"] = _ndjson_lines(dict(media["schema"]), schemas)
+    return result
+
+
+def _ndjson_lines(body: dict, schemas: dict) -> dict:
+    def ref(serializer) -> tuple[str, dict]:
+        name = serializer.__name__.removesuffix("Serializer")  # drf-spectacular's naming
+        if name not in schemas:
+            raise KeyError(f"an NDJSON line's component {name} is not in the schema")
+        return name, {"$ref": f"#/components/schemas/{name}"}
+
+    line, line_ref = ref(body["x-ndjson-line"])
+    words = f"each line: `{line}` (#/components/schemas/{line})"
+    body["x-ndjson-line"] = line_ref
+    if body.pop("x-ndjson-keepalive", False):
+        body["x-ndjson-line"] = {"oneOf": [line_ref, KEEPALIVE]}
+        words = f"each line: `{line}` (#/components/schemas/{line}) or a keep-alive, " + (
+            '`{"keepalive": "<time>"}`'
+        )
+    if "x-ndjson-first-line" in body:
+        first, first_ref = ref(body["x-ndjson-first-line"])
+        body["x-ndjson-first-line"] = first_ref
+        words = (
+            f"the first line: `{first}` (#/components/schemas/{first}); each line after it: "
+            f"`{line}` (#/components/schemas/{line})"
+        )
+    body["description"] = f"NDJSON (one JSON value a line, each ending in a newline): {words}"
+    return body
+
+
+def _unions_not_inherited(node, schemas: dict) -> None:
+    if isinstance(node, list):
+        for item in node:
+            _unions_not_inherited(item, schemas)
+        return
+    if not isinstance(node, dict):
+        return
+    for name, field in (node.get("properties") or {}).items():
+        members = field.get("allOf") if isinstance(field, dict) else None
+        if not (isinstance(members, list) and len(members) == 1 and "$ref" in members[0]):
+            continue
+        if field.get("nullable"):  # generators read a typed allOf as never null
+            field["oneOf"] = [*field.pop("allOf"), {"enum": [None]}]
+        elif "discriminator" not in schemas.get(members[0]["$ref"].rsplit("/", 1)[1], {}):
+            continue
+        else:  # a $ref alone (OpenAPI 3.0 ignores what is beside it): its words go up
+            if "description" in field:
+                said = f"`{name}`: {field['description']}"
+                node["description"] = (
+                    f"{node['description']}\n\n{said}" if node.get("description") else said
+                )
+            node["properties"][name] = {"$ref": members[0]["$ref"]}
+    for value in node.values():
+        _unions_not_inherited(value, schemas)
+
+
+def _defaults_in_words(result: dict, schemas: dict) -> None:
+    requests: set[str] = set()
+    responses: set[str] = set()
+    for path_item in result.get("paths", {}).values():
+        for operation in path_item.values():
+            _refs(operation.get("requestBody"), schemas, requests)
+            _refs(operation.get("responses"), schemas, responses)
+            _refs(operation.get("parameters"), schemas, responses)
+    for name in sorted(requests - responses):
+        for field in schemas[name].get("properties", {}).values():
+            if "default" in field:
+                default = json.dumps(field.pop("default"))
+                field["description"] = (
+                    field.get("description", "") + f"\n\nDefault: `{default}`."
+                ).lstrip()
+
+
+def _refs(node, schemas: dict, found: set[str]) -> None:
+    """The components `node` refers to, directly or through other components."""
+    if isinstance(node, list):
+        for item in node:
+            _refs(item, schemas, found)
+    elif isinstance(node, dict):
+        ref = node.get("$ref")
+        if isinstance(ref, str) and ref.startswith("#/components/schemas/"):
+            name = ref.rsplit("/", 1)[1]
+            if name not in found:
+                found.add(name)
+                _refs(schemas.get(name), schemas, found)
+        for key, value in node.items():
+            if key != "$ref":
+                _refs(value, schemas, found)
+
+
+def _type_nullable_unions(node, schemas: dict) -> None:
+    if isinstance(node, list):
+        for item in node:
+            _type_nullable_unions(item, schemas)
+        return
+    if not isinstance(node, dict):
+        return
+    if node.get("nullable") and "type" not in node:
+        members = node.get("allOf") or node.get("oneOf") or node.get("anyOf")
+        found = _shared_type({"oneOf": members}, schemas) if members else None
+        if found is not None:
+            node["type"] = found
+    for value in node.values():
+        _type_nullable_unions(value, schemas)
+
+
+def _shared_type(node: dict, schemas: dict, seen: frozenset = frozenset()) -> str | None:
+    """The JSON type every typed member of `node` has (`NullEnum`, typeless, is left out)."""
+    if "type" in node:
+        return node["type"]
+    if "$ref" in node:
+        name = node["$ref"].rsplit("/", 1)[1]
+        return None if name in seen else _shared_type(schemas[name], schemas, seen | {name})
+    members = node.get("allOf") or node.get("oneOf") or node.get("anyOf") or []
+    types = {_shared_type(member, schemas, seen) for member in members} - {None}
+    return types.pop() if len(types) == 1 else None

@@ -193,6 +193,19 @@ def games_of_user(*, user, status: str | None = None) -> QuerySet[Game]:
     )
 
 
+def seats_of_user_newest(*, user, status: str | None = None) -> QuerySet[Seat]:
+    """The user's seats at games not cancelled, newest table first (`game_id`, the order to
+    page them by), each with its game and the game's seats: read off the index seat_user_game
+    from the user's side, a page costs the same however many games the platform holds."""
+    seats = Seat.objects.filter(user=user).exclude(game__status=Game.Status.CANCELLED)
+    if status:
+        seats = seats.filter(game__status=status)
+    seated = Prefetch(
+        "game__seats", queryset=Seat.objects.select_related("user").order_by("join_order")
+    )
+    return seats.order_by("-game_id").select_related("game").prefetch_related(seated)
+
+
 def tables_open(*, filters: dict) -> QuerySet[Game]:
     tables = Game.objects.filter(status=Game.Status.OPEN, visibility=Game.Visibility.PUBLIC)
     tables = tables.filter(**{k: v for k, v in filters.items() if v is not None})

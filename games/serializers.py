@@ -20,7 +20,7 @@ from games.schema import (
     player_actions_field,
 )
 from taxi_project import error_codes
-from taxi_project.pagination import MAX_OFFSET, Pagination
+from taxi_project.pagination import MAX_COUNT
 from taxi_project.strict_fields import JsonTypes, QueryBooleanField
 
 MAX_INT = 2**31 - 1
@@ -133,20 +133,6 @@ class LogQuerySerializer(serializers.Serializer):
     limit = serializers.IntegerField(min_value=1, max_value=500, default=100)
 
 
-class PageQuerySerializer(serializers.Serializer):
-    """The paging of every list (taxi_project/pagination.py), for the schema."""
-
-    limit = serializers.IntegerField(
-        min_value=1, max_value=Pagination.max_limit, required=False,
-        help_text=f"Items per page (default {Pagination.default_limit}; outside 1 to "
-        f"{Pagination.max_limit}, a 400 `invalid`).",
-    )  # fmt: skip
-    offset = serializers.IntegerField(
-        min_value=0, max_value=MAX_OFFSET, required=False,
-        help_text="Items to skip (400 `invalid` if not a whole number in range).",
-    )  # fmt: skip
-
-
 class StreamQuerySerializer(serializers.Serializer):
     after = serializers.IntegerField(
         min_value=0,
@@ -245,12 +231,23 @@ class GameDetailSerializer(GameSummarySerializer):
     view = GameViewSerializer(allow_null=True, help_text="null until the game starts")
 
 
-class GameSummaryPageSerializer(serializers.Serializer):
-    """A page of games (`?limit=&offset=`, LimitOffsetPagination)."""
+class PageSerializer(serializers.Serializer):
+    """A page of a list (taxi_project/pagination.py): `next` and `previous` carry the cursor of
+    the page after and before (null at an end)."""
 
-    count = serializers.IntegerField()
-    next = serializers.URLField(allow_null=True)
-    previous = serializers.URLField(allow_null=True)
+    next = serializers.URLField(allow_null=True, help_text="the next page; null: the last")
+    previous = serializers.URLField(allow_null=True, help_text="the page before; null: the first")
+    count = serializers.IntegerField(
+        required=False,
+        help_text=f"with `?count=true`: the items of the list, counted up to {MAX_COUNT:,}; "
+        "with the deprecated `offset`: always, exact",
+    )
+    count_capped = serializers.BooleanField(
+        required=False, help_text=f"with `count`: the list holds more than {MAX_COUNT:,}"
+    )
+
+
+class GameSummaryPageSerializer(PageSerializer):
     results = GameSummarySerializer(many=True)
 
 

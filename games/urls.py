@@ -17,6 +17,11 @@ urlpatterns = [
     path("games/<int:game_id>/chat", apis.GameChatApi.as_view(), name="game-chat"),
     path("games/<int:game_id>/stream", apis.GameStreamApi.as_view(), name="game-stream"),
     path("games/<int:game_id>/export", apis.GameExportApi.as_view(), name="game-export"),
+    path(
+        "games/<int:game_id>/export/ndjson",
+        apis.GameExportNdjsonApi.as_view(),
+        name="game-export-ndjson",
+    ),
     path("games/<int:game_id>/reports", apis.GameReportApi.as_view(), name="game-reports"),
     path("me/games", apis.MyGamesApi.as_view(), name="my-games"),
     path("players/<int:user_id>", player_apis.PlayerProfileApi.as_view(), name="player"),

@@ -277,9 +277,18 @@ SPECTACULAR_SETTINGS = {
     "TITLE": "Bahama Taxi API",
     "DESCRIPTION": (
         "Asynchronous online Bahama Taxi. Every error is JSON with a stable `code` and a human "
-        "`message`. Board: Bahama Taxi board by Bartosz Sułkowski, CC BY 4.0."
+        "`message`. Code: all rights reserved, no licence granted yet. Board: Bahama Taxi "
+        "board by Bartosz Sułkowski, CC BY 4.0 (https://creativecommons.org/licenses/by/4.0/): "
+        "show its attribution wherever the board is drawn (`GET /api/v1/board`)."
     ),
     "VERSION": "1.0.0",
+    # the code has no licence granted yet: say so until one is chosen; the board's is linked
+    "LICENSE": {
+        "name": "Code: all rights reserved (no licence granted yet); board: CC BY 4.0",
+        "url": "https://creativecommons.org/licenses/by/4.0/",
+    },
+    # relative to the schema's own address: the server that serves it
+    "SERVERS": [{"url": "/", "description": "this server"}],
     "SERVE_INCLUDE_SCHEMA": False,
     # /api/docs/ loads Swagger UI from this host, under the same policy as every page
     "SWAGGER_UI_DIST": "SIDECAR",
@@ -298,6 +307,7 @@ SPECTACULAR_SETTINGS = {
     "POSTPROCESSING_HOOKS": [
         "games.schema.name_error_code_enums",
         "drf_spectacular.hooks.postprocess_schema_enums",
+        "games.schema.generator_friendly",
     ],
 }
 

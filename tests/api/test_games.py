@@ -315,14 +315,17 @@ def test_log_pages_in_order(make_player):
         assert response.status_code == 400 and response.json()["code"] == "invalid"
 
 
-def test_my_games_put_my_turn_first(make_player):
+def test_my_games_are_newest_first_and_say_whose_turn_it_is(make_player):
     ana, ben, cy = make_player(), make_player(), make_player()
     first = start_game([ana, ben])
     second = start_game([ana, cy])
     waiting = ana.post("/api/v1/tables", {"players": 3}).json()["id"]
     mine = ana.get("/api/v1/me/games").json()["results"]
-    assert {g["id"] for g in mine} == {first, second, waiting}
-    turns = [g["your_turn"] for g in mine]
+    assert [g["id"] for g in mine] == [waiting, second, first]
+    # the deprecated offset paging keeps its order: those waiting on you first
+    old = ana.get("/api/v1/me/games", offset=0).json()["results"]
+    assert {g["id"] for g in old} == {first, second, waiting}
+    turns = [g["your_turn"] for g in old]
     assert turns == sorted(turns, reverse=True)
     for game in mine:
         assert game["your_turn"] == (

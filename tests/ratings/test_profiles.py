@@ -37,12 +37,15 @@ def test_the_leaderboard_is_paged_best_first_and_by_player_count(make_player):
     ana, ben, cy = make_player(), make_player(), make_player()
     finished_by_autopilot([ana, ben])
     finished_by_autopilot([ana, ben, cy])
-    board = ana.get("/api/v1/leaderboard").json()
-    assert board["count"] == 3
+    board = ana.get("/api/v1/leaderboard", count="true").json()
+    assert board["count"] == 3 and board["count_capped"] is False
     ordinals = [row["ordinal"] for row in board["results"]]
     assert ordinals == sorted(ordinals, reverse=True)
     assert [row["rank"] for row in board["results"]] == [1, 2, 3]
-    page = ana.get("/api/v1/leaderboard", limit=1, offset=1).json()
+    second = ana.client.get(ana.get("/api/v1/leaderboard", limit=1).json()["next"]).json()
+    assert second["results"][0]["rank"] == 2
+    assert second["results"][0]["user"] == board["results"][1]["user"]
+    page = ana.get("/api/v1/leaderboard", limit=1, offset=1).json()  # deprecated
     assert page["count"] == 3 and page["results"][0]["rank"] == 2
     assert page["results"][0]["user"] == board["results"][1]["user"]
     threes = ana.get("/api/v1/leaderboard", players=3).json()["results"]

@@ -20,13 +20,15 @@ from datetime import UTC, datetime, timedelta
 import pytest
 from django.core.management import call_command
 from django.db import connection
+from django.db.models import Count
+from django.test import Client
 from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
 from accounts.models import User
 from bench import _history
 from games import engine, state
-from games.models import Game
+from games.models import Game, Seat
 from games.services.clocks import deadlines_sweep
 from tests.players import Player
 
@@ -202,6 +204,25 @@ def test_every_query_of_the_growing_paths_reads_through_an_index(history, client
 
         return path
 
+    # the player seated at the most games (one of the copies' players, signed in by session)
+    busiest = Seat.objects.values("user").annotate(n=Count("id")).order_by("-n").first()
+    regular = Client()
+    regular.force_login(User.objects.get(pk=busiest["user"]))
+
+    def deep(url: str, pages: int = 8, who=client) -> str:
+        """The address of the page `pages` after the first (by cursor)."""
+        for _ in range(pages):
+            url = who.get(url).json()["next"]
+            assert url, "the list is shorter than the pages asked"
+        return url
+
+    def regulars(url):
+        def path():
+            answer = regular.get(url)
+            assert answer.status_code == 200, answer.content[:300]
+
+        return path
+
     paths = {
         "move": move,
         "deadline sweep": sweep,
@@ -214,6 +235,12 @@ def test_every_query_of_the_growing_paths_reads_through_an_index(history, client
         "my games API": get("/api/v1/me/games"),
         "my games API, running": get("/api/v1/me/games?status=playing"),
         "finished games API": get("/api/v1/games/finished"),
+        "my games API, a deep page": regulars(deep("/api/v1/me/games?limit=5", who=regular)),
+        "my games API, a deep page back": regulars(
+            regular.get(deep("/api/v1/me/games?limit=5", who=regular)).json()["previous"]
+        ),
+        "finished games API, a deep page": get(deep("/api/v1/games/finished?limit=20")),
+        "finished games API, counted": get("/api/v1/games/finished?count=true"),
         "lobby page": page("/"),
         "lobby lists": page("/lobby/lists"),
         "replay page": page(f"/games/{finished_id}/replay?seq=10"),
