@@ -71,9 +71,12 @@ class EntryMessage(TypedDict):
 
 
 class YourTurnMessage(TypedDict):
+    """A turn began: `turn` (the game's turn number) is what a socket says it once for."""
+
     type: Literal["user.your_turn"]
     game: int
     version: int
+    turn: int
 
 
 class ChatMessage(TypedDict):
@@ -191,8 +194,10 @@ def entry_committed(
     if bot:
         bot_turn_started(game_id=game_id, version=message["seq"], seat=message["active_seat"])
         return
-    _send(user_group(your_turn), YourTurnMessage(type="user.your_turn", game=game_id,
-                                                 version=message["seq"]))  # fmt: skip
+    turn = YourTurnMessage(
+        type="user.your_turn", game=game_id, version=message["seq"], turn=message["public"]["turn"]
+    )
+    _send(user_group(your_turn), turn)
     if email:
         try:
             signature("games.tasks.email_your_turn").delay(your_turn, game_id, message["seq"])

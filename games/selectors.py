@@ -266,7 +266,7 @@ def socket_access(*, game_id: int, user) -> dict:
 
 def user_socket_access(*, user) -> list[tuple[int, int]]:
     """A user's own socket: signed in, not refused. Returns the games waiting on the user,
-    with their versions."""
+    with their turn numbers (what "your turn" is said once for)."""
     if not user.is_authenticated:
         raise LoginRequired(_("Log in first."))
     from accounts.authentication import ensure_access
@@ -274,17 +274,18 @@ def user_socket_access(*, user) -> list[tuple[int, int]]:
     ensure_access(user)
     mine = Seat.objects.filter(game=OuterRef("pk"), user=user, seat=OuterRef("active_seat"))
     waiting = Game.objects.filter(Exists(mine), status=Game.Status.PLAYING)
-    return list(waiting.order_by("pk").values_list("pk", "version"))
+    return list(waiting.order_by("pk").values_list("pk", "turn_number"))
 
 
 def heartbeat(*, games: list[int], users: list[int]) -> tuple[dict[int, int], list[tuple]]:
     """What a process's sockets check on each heartbeat, in two queries: the log version of
-    each watched game, and (user, game, version) for each game waiting on a watched user."""
+    each watched game, and (user, game, version, turn number) for each game waiting on a
+    watched user."""
     found = Game.objects.filter(pk__in=games).only("version", "started_at")
     versions = {game.pk: log_version(game) for game in found}
     waiting = Seat.objects.filter(
         user_id__in=users, game__status=Game.Status.PLAYING, seat=F("game__active_seat")
-    ).values_list("user_id", "game_id", "game__version")
+    ).values_list("user_id", "game_id", "game__version", "game__turn_number")
     return versions, list(waiting)
 
 
