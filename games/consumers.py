@@ -453,7 +453,9 @@ class _Watch:
             except Exception:  # the database is away: the next beat tries again
                 log.exception("socket heartbeat failed")
 
-    async def tell(self, versions: dict[int, int], waiting: list[tuple[int, int, int, int]]) -> None:
+    async def tell(
+        self, versions: dict[int, int], waiting: list[tuple[int, int, int, int]]
+    ) -> None:
         for game_id, version in versions.items():
             for socket in list(self.games.get(game_id, ())):
                 if socket.last_seq is not None and version > socket.last_seq:

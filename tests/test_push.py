@@ -52,7 +52,11 @@ def test_pushes_from_a_thread_reach_the_layers_group_members_as_its_own_group_se
         "seq": 7,
         "clock": {"turn_deadline_at": "2026-12-01T21:00:00Z"},
         "notifications": [{"type": "turn_started", "seat": 1}],
-        "public": {"status": "playing", "turn": 3, "waiting": [{"origin": "5D", "destination": "9H"}]},
+        "public": {
+            "status": "playing",
+            "turn": 3,
+            "waiting": [{"origin": "5D", "destination": "9H"}],
+        },
         "active_seat": 1,
         "legal": [{"type": "stop", "seat": 1}],
     }

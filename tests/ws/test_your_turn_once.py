@@ -50,7 +50,12 @@ def test_five_turns_five_notices_with_heartbeats_mid_turn_and_a_reconnect(make_p
             new_seat, new_turn, _version = await database_sync_to_async(state)()
             if new_turn != turn and new_seat == waiting_seat:
                 my_turns_begun += 1
-            if my_turns_begun == 3 and new_turn == turn and seat == waiting_seat and not reconnected:
+            if (
+                my_turns_begun == 3
+                and new_turn == turn
+                and seat == waiting_seat
+                and not reconnected
+            ):
                 frames += await _drain(ws)  # one step into my 3rd turn: the page reloads
                 await ws.disconnect()
                 ws = socket("/ws/me/", me)
