@@ -159,16 +159,42 @@ def _json_safe(data: dict) -> dict:
     }
 
 
-def _actor_kind(entry: GameEntry) -> str:
+ACTOR_KINDS = ("player", "bot", "server", "moderator")
+
+
+def _actor_kind(entry: GameEntry, bot_seats: frozenset[int]) -> str:
     if entry.actor_id is None:
         return "server"  # setup, timeouts, wall-clock deadlines
-    return "player" if entry.seat is not None else "moderator"
+    if entry.seat is None:
+        return "moderator"
+    return "bot" if entry.seat in bot_seats else "player"
 
 
-def entry_public(entry: GameEntry) -> dict:
+def bot_seats(game: Game) -> frozenset[int]:
+    """The seats of a game that computer opponents hold (their entries' actor kind is `bot`)."""
+    return frozenset(
+        Seat.objects.filter(game=game, bot_level__gt="").values_list("seat", flat=True)
+    )
+
+
+def entries_by_actor_kind(entries: QuerySet[GameEntry], kind: str) -> QuerySet[GameEntry]:
+    """The entries of one actor kind (`ACTOR_KINDS`), as `entry_public` names them."""
+    by_bot = Exists(
+        Seat.objects.filter(game=OuterRef("game"), seat=OuterRef("seat"), bot_level__gt="")
+    )
+    if kind == "server":
+        return entries.filter(actor__isnull=True)
+    if kind == "moderator":
+        return entries.filter(actor__isnull=False, seat__isnull=True)
+    people = entries.filter(actor__isnull=False, seat__isnull=False)
+    return people.filter(by_bot) if kind == "bot" else people.exclude(by_bot)
+
+
+def entry_public(entry: GameEntry, bot_seats: frozenset[int] = frozenset()) -> dict:
+    """An entry as the API and the streams show it; `bot_seats`: its game's (`bot_seats`)."""
     return {
         "seq": entry.seq,
-        "actor": {"kind": _actor_kind(entry), "seat": entry.seat},
+        "actor": {"kind": _actor_kind(entry, bot_seats), "seat": entry.seat},
         "action": entry.action,
         "notifications": entry.notifications,
         "created_at": entry.created_at,
