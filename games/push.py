@@ -172,7 +172,13 @@ def devices_notify(
             .values_list("pk", flat=True)[: settings.PUSH_SUBSCRIPTIONS_PER_ACCOUNT]
         )
         devices = list(devices)
-        if not devices or not _within_rate(user.pk, kind):
+        if not devices:
+            continue
+        if kind == "your_turn" and not notifications.notice_first(
+            game=game, user_id=user.pk, channel="push"
+        ):
+            continue  # this turn's push went out already (a task run twice)
+        if not _within_rate(user.pk, kind):
             continue
         for subscription_id in devices:
             push_deliver.delay(subscription_id, payload)
