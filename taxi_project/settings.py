@@ -324,6 +324,17 @@ REST_KNOX = {
     "MIN_REFRESH_INTERVAL": 3600,  # at most one write an hour per token
 }
 
+# Tables one account sits at that have not ended, and of them the ones it opened that still
+# wait for players (games.services.tables; 409 too_many_tables; docs/reliability.md)
+MAX_UNFINISHED_TABLES_PER_ACCOUNT = int(os.environ.get("MAX_UNFINISHED_TABLES_PER_ACCOUNT", "50"))
+MAX_OPEN_TABLES_PER_ACCOUNT = int(os.environ.get("MAX_OPEN_TABLES_PER_ACCOUNT", "10"))
+# tables opened (POST /api/v1/tables), per account and per client address (429 throttled)
+TABLE_CREATE_THROTTLE_RATE = os.environ.get("TABLE_CREATE_THROTTLE_RATE", "60/hour")
+
+# API tokens one account holds at once: a new login signs out the least recently used beyond
+# this (accounts.services.token_issue; docs/reliability.md)
+DEVICE_TOKENS_PER_ACCOUNT = int(os.environ.get("DEVICE_TOKENS_PER_ACCOUNT", "20"))
+
 # GET /api/v1/games/{id}/stream writes a keep-alive line after this many idle seconds
 STREAM_KEEPALIVE_SECONDS = float(os.environ.get("STREAM_KEEPALIVE_SECONDS", "20"))
 
