@@ -218,7 +218,7 @@ class AuthResultSerializer(TokenSerializer):
     user = ProfileSerializer(read_only=True)
 
 
-# --- Push (issue 22) --------------------------------------------------------------------------
+# --- Push --------------------------------------------------------------------------------
 
 
 _BASE64URL = r"^[A-Za-z0-9_-]+={0,2}$"

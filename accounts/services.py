@@ -110,9 +110,21 @@ def user_create(*, username: str, password: str, display_name: str = "", email: 
 
 def token_issue(*, user: User, device: str = "") -> tuple[DeviceToken, str]:
     """A new API token for one of the user's devices: the stored token and its key (shown
-    this once: only a digest is kept). Refused accounts get no token."""
+    this once: only a digest is kept). Refused accounts get no token.
+
+    An account holds at most `settings.DEVICE_TOKENS_PER_ACCOUNT` tokens: a new one signs out
+    the devices used least recently beyond that (a token's expiry moves with its use, knox's
+    AUTO_REFRESH), so a loop of logins cannot grow the table, and a player whose old phones
+    are lost can still sign in on a new one."""
     ensure_access(user)
-    return DeviceToken.objects.create(user=user, device=device[:100])
+    issued = DeviceToken.objects.create(user=user, device=device[:100])
+    keep = max(1, settings.DEVICE_TOKENS_PER_ACCOUNT)
+    newest_first = DeviceToken.objects.filter(user=user).order_by("-expiry", "-created")
+    stale = list(newest_first.values_list("digest", flat=True)[keep:])
+    if stale:
+        DeviceToken.objects.filter(digest__in=stale).delete()
+        _credentials_changed(user)
+    return issued
 
 
 def token_revoke(*, user: User, token: DeviceToken | None = None) -> int:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import hashlib
 
+from django.conf import settings
 from django.core.exceptions import ImproperlyConfigured
 from rest_framework.settings import api_settings
 from rest_framework.throttling import ScopedRateThrottle, SimpleRateThrottle
@@ -18,6 +19,7 @@ AUTH_SCOPE = "auth"
 PASSWORD_CHANGE_SCOPE = "password_change"
 ADMIN_LOGIN_SCOPE = "admin_login"
 PUSH_REGISTER_SCOPE = "push_register"
+TABLE_CREATE_SCOPE = "table_create"
 
 # Used only when REST_FRAMEWORK["DEFAULT_THROTTLE_RATES"] does not name the scope, so the
 # endpoints stay limited (instead of failing with ImproperlyConfigured) on any settings.
@@ -128,6 +130,29 @@ class PushRegisterAccountThrottle(_FixedScopeThrottle):
     """...and per account."""
 
     scope = PUSH_REGISTER_SCOPE
+    kind = "account"
+
+    def ident(self, request) -> str | None:
+        return str(request.user.pk) if request.user.is_authenticated else None
+
+
+class _TableCreateRate:
+    """The rate is `settings.TABLE_CREATE_THROTTLE_RATE` (empty: no limit), read per request."""
+
+    def get_rate(self) -> str | None:
+        return settings.TABLE_CREATE_THROTTLE_RATE or None
+
+
+class TableCreateAddressThrottle(_TableCreateRate, AddressThrottle):
+    """Tables opened (`POST /api/v1/tables`), per client address..."""
+
+    scope = TABLE_CREATE_SCOPE
+
+
+class TableCreateAccountThrottle(_TableCreateRate, _FixedScopeThrottle):
+    """...and per account."""
+
+    scope = TABLE_CREATE_SCOPE
     kind = "account"
 
     def ident(self, request) -> str | None:

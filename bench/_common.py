@@ -143,6 +143,7 @@ def server_environment(database_url: str, redis_url: str) -> dict:
         "ALLOWED_HOSTS": "127.0.0.1,localhost",
         "AUTH_THROTTLE_RATE": "100000/min",
         "MOVE_THROTTLE_RATE": "100000/min",
+        "TABLE_CREATE_THROTTLE_RATE": "100000/hour",
     }
 
 

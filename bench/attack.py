@@ -4,6 +4,7 @@
     python3 dev.py bench attack --json bench/out/attack.json   # installs aiohttp first
     .venv/bin/python bench/attack.py --retry 5          # an attacker that keeps trying
     .venv/bin/python bench/attack.py --quick            # smoke run: short windows, a few seconds
+    .venv/bin/python bench/attack.py --proxy            # through docker/haproxy.cfg, as deployed
 
 Needs PostgreSQL (`--pg-url`, a role that may create databases) and Redis (`--redis-url`, by
 default database 13, which nothing else may use meanwhile).
@@ -42,6 +43,10 @@ under attack at most 1.5 × the quiet window's; /healthz 200 throughout; recover
 and the attacker never holding more than its caps. The *after* window shows the server is as
 it was. Goals print PASS/FAIL and never change the exit status; it is non-zero only if the run
 itself failed. The server, the database and the temporary files are removed at exit.
+
+With --proxy, Debian's haproxy runs docker/haproxy.cfg in front of the server (both of its
+nodes the one server), as production does; the players connect from 127.0.0.1 and the
+attacker from 127.0.0.66, so the proxy's limits per client address apply to the attacker only.
 """
 
 from __future__ import annotations
@@ -55,10 +60,15 @@ import multiprocessing
 import os
 import random
 import secrets
+import shutil
 import signal
+import subprocess
 import sys
+import tempfile
 import time
+import urllib.error
 import urllib.parse
+import urllib.request
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -81,6 +91,25 @@ from bench.ws import raise_open_files, setup_django  # noqa: E402
 GOAL_P99_RATIO = 1.5
 GOAL_RECOVERY_S = 5.0
 ATTACKER_ADDRESS = "10.66.6.6"  # one client, behind the trusted proxy (127.0.0.1)
+# --proxy: the attacker's own source address, which HAProxy sees (the players stay on 127.0.0.1)
+PROXY_ATTACKER_ADDRESS = "127.0.0.66"
+VIA_PROXY = False
+
+
+def configure(args) -> None:
+    """Where the attacker comes from: behind a trusted proxy (its `X-Forwarded-For`), or with
+    --proxy from an address of its own, through docker/haproxy.cfg. Called in each process."""
+    global ATTACKER_ADDRESS, VIA_PROXY
+    if args.proxy:
+        ATTACKER_ADDRESS, VIA_PROXY = PROXY_ATTACKER_ADDRESS, True
+
+
+def attacker_headers(attacker) -> dict:
+    if VIA_PROXY:  # HAProxy adds the X-Forwarded-For
+        return dict(attacker.headers)
+    return {**attacker.headers, "X-Forwarded-For": ATTACKER_ADDRESS}
+
+
 APPLICATION_NAME = "bench-attack"
 
 
@@ -229,7 +258,7 @@ async def hold_players_sockets(session, base: str, players, record: PlayerSocket
 
 async def attack_stream(session, base, attacker, game_id, until, retry, attack) -> None:
     url = f"{base}/api/v1/games/{game_id}/stream"
-    headers = {**attacker.headers, "X-Forwarded-For": ATTACKER_ADDRESS}
+    headers = attacker_headers(attacker)
     timeout = aiohttp.ClientTimeout(total=None, sock_connect=30, sock_read=None)
     while time.perf_counter() < until:
         attack.stream_tries += 1
@@ -263,7 +292,7 @@ def _code(body) -> str | None:
 
 
 async def attack_socket(session, base, attacker, path, until, retry, attack) -> None:
-    headers = {**attacker.headers, "X-Forwarded-For": ATTACKER_ADDRESS}
+    headers = attacker_headers(attacker)
     while time.perf_counter() < until:
         attack.socket_tries += 1
         try:
@@ -395,6 +424,7 @@ async def _attack(run, session, attacker, result: dict, others, game_ids, window
 def attacker_main(base, attacker, game_ids, start_at, end_at, args, queue) -> None:
     """The attacker's process: every stream and socket it tries, from `start_at` to `end_at`
     (Unix time), then what it got."""
+    configure(args)
     attack = Attack()
     started = time.process_time()
     asyncio.run(_attack_all(base, attacker, game_ids, start_at, end_at, args, attack))
@@ -405,7 +435,8 @@ def attacker_main(base, attacker, game_ids, start_at, end_at, args, queue) -> No
 async def _attack_all(base, attacker, game_ids, start_at, end_at, args, attack) -> None:
     await asyncio.sleep(max(start_at - time.time(), 0))
     until = time.perf_counter() + (end_at - time.time())
-    connector = aiohttp.TCPConnector(limit=0)
+    local = (ATTACKER_ADDRESS, 0) if VIA_PROXY else None
+    connector = aiohttp.TCPConnector(limit=0, local_addr=local)
     async with aiohttp.ClientSession(connector=connector) as session:
         streams = [
             attack_stream(session, base, attacker, game_ids[i % len(game_ids)], until,
@@ -523,6 +554,52 @@ def caps_of(env: dict) -> dict[str, int]:
     defaults = {"MAX_STREAMS_PER_ACCOUNT": 10, "MAX_STREAMS_PER_ADDRESS": 50,
                 "MAX_SOCKETS_PER_ACCOUNT": 32, "MAX_SOCKETS_PER_ADDRESS": 200}  # fmt: skip
     return {name: int(env.get(name, default)) for name, default in defaults.items()}
+
+
+class Proxy:
+    """Debian's haproxy on docker/haproxy.cfg, unchanged, both of its nodes the one server."""
+
+    def __init__(self, run):
+        self.port = api.free_port()
+        self.base = f"http://127.0.0.1:{self.port}"
+        self.dir = Path(tempfile.mkdtemp(prefix="bench-attack-haproxy-"))
+        node = f"127.0.0.1:{run.port}"
+        self.env = {
+            **os.environ,
+            "TAXI_PROXY_BIND": f"127.0.0.1:{self.port}",
+            "TAXI_NODE_A": node,
+            "TAXI_NODE_B": node,
+            "TAXI_HEALTH_HOST": "127.0.0.1",
+            "TAXI_PROXY_STATS": str(self.dir / "stats.sock"),
+        }
+        self.process: subprocess.Popen | None = None
+
+    def start(self) -> None:
+        binary = shutil.which("haproxy") or "/usr/sbin/haproxy"
+        config = str(ROOT / "docker" / "haproxy.cfg")
+        subprocess.run([binary, "-c", "-q", "-f", config], env=self.env, check=True)
+        self.process = subprocess.Popen(
+            [binary, "-db", "-f", config], env=self.env, cwd=self.dir,
+            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+            start_new_session=True,
+        )  # fmt: skip
+        deadline = time.monotonic() + 20
+        while time.monotonic() < deadline:
+            try:
+                with urllib.request.urlopen(f"{self.base}/healthz", timeout=2) as response:
+                    if response.status == 200:
+                        log(f"haproxy on {self.base} (pid {self.process.pid})")
+                        return
+            except (urllib.error.URLError, ConnectionError, TimeoutError):
+                pass
+            time.sleep(0.2)
+        raise RuntimeError("haproxy did not pass /healthz on within 20 s")
+
+    def close(self) -> None:
+        if self.process is not None and self.process.poll() is None:
+            os.killpg(self.process.pid, signal.SIGTERM)
+            self.process.wait(10)
+        shutil.rmtree(self.dir, ignore_errors=True)
 
 
 # ---------------------------------------------------------------------------------- report
@@ -651,6 +728,11 @@ def parse_args(argv=None):
         "--wait-idle", type=float, default=0.0, metavar="S",
         help="wait up to S seconds for the machine to be quiet before starting",
     )  # fmt: skip
+    parser.add_argument(
+        "--proxy", action="store_true",
+        help="put Debian's haproxy on docker/haproxy.cfg in front of the server, as production "
+        f"does; the attacker connects from {PROXY_ATTACKER_ADDRESS}, the players from 127.0.0.1",
+    )  # fmt: skip
     parser.add_argument("--json", metavar="PATH", help="write the figures as JSON")
     parser.add_argument("--quick", action="store_true", help="smoke run: short windows")
     args = parser.parse_args(argv)
@@ -664,6 +746,7 @@ def parse_args(argv=None):
 
 def main(argv=None) -> int:
     args = parse_args(argv)
+    configure(args)
     raise_open_files(2 * (args.streams + args.sockets) + 8 * args.pairs + 512)
     run = api.Run(args)
     prefix = f"bench-attack-{secrets.token_hex(4)}"
@@ -687,6 +770,11 @@ def main(argv=None) -> int:
         speed_before = machine_speed()
         run.create_database()
         run.start_server()
+        if args.proxy:
+            proxy = Proxy(run)
+            atexit.register(proxy.close)
+            proxy.start()
+            run.base = proxy.base  # players, probes and the attacker all go through it
         info = api.environment(args, run)
         info["machine_busy_before_pct"] = round(100 * busy, 1)
         result = asyncio.run(bench(run, args))

@@ -14,6 +14,7 @@ from rest_framework.response import Response
 from rest_framework.utils.encoders import JSONEncoder
 from rest_framework.views import APIView
 
+from accounts.throttles import TableCreateAccountThrottle, TableCreateAddressThrottle
 from games import engine, moderation, selectors, streams
 from games.models import Seat
 from games.schema import NDJSON, BoardSerializer, error_responses, ndjson_body
@@ -144,6 +145,11 @@ class BoardApi(APIView):
 
 
 class TableListCreateApi(APIView):
+    def get_throttles(self):
+        if self.request.method == "POST":  # each table is rows, clocks and maybe bot work
+            return [TableCreateAccountThrottle(), TableCreateAddressThrottle()]
+        return super().get_throttles()
+
     @extend_schema(
         operation_id="tables_list",
         parameters=[TableFilterSerializer, *PAGE],
@@ -166,6 +172,8 @@ class TableListCreateApi(APIView):
                 "invalid_options",
                 "invalid_players",
                 "pickup_before_movement_required",
+                "too_many_tables",
+                "throttled",
             ),
         },
         summary="Open a table (the creator takes the first place)",
@@ -198,7 +206,14 @@ class TableJoinApi(APIView):
         request=TableJoinSerializer,
         responses={
             200: GameSummarySerializer,
-            **errors("tables_join", *BODY, "game_not_found", "table_not_open", "already_seated"),
+            **errors(
+                "tables_join",
+                *BODY,
+                "game_not_found",
+                "table_not_open",
+                "already_seated",
+                "too_many_tables",
+            ),
         },
         summary="Take a place; the game starts when every place is taken",
     )

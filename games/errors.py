@@ -56,6 +56,7 @@ class Code(StrEnum):
     REPORT_NOT_ALLOWED = "report_not_allowed"
     REPORT_DUPLICATE = "report_duplicate"
     REPORT_RATE_LIMITED = "report_rate_limited"
+    TOO_MANY_TABLES = "too_many_tables"
     # WebSocket frames
     MALFORMED_FRAME = "malformed_frame"
     UNKNOWN_FRAME = "unknown_frame"
@@ -208,6 +209,14 @@ class ReportDuplicate(Conflict):
 class ReportRateLimited(TooManyRequests):
     default_code = Code.REPORT_RATE_LIMITED
     default_detail = _("Too many reports; try again later.")
+
+
+class TooManyTables(Conflict):
+    """The account's cap on tables (`limit`, and `of`: `open`, the tables it opened that
+    wait for players, or `unfinished`, every table it sits at that has not ended)."""
+
+    default_code = Code.TOO_MANY_TABLES
+    default_detail = _("You are at too many tables; finish, leave or cancel one first.")
 
 
 class MalformedFrame(ApiError):

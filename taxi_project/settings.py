@@ -65,7 +65,7 @@ INSTALLED_APPS = [
     "django.contrib.messages",
     "django.contrib.staticfiles",
     "rest_framework",
-    # the one-token-per-user tokens of before issue 22: kept for the migration that moves them
+    # the one-token-per-user tokens of earlier releases: kept for the migration that moves them
     # to device tokens (accounts 0007), unused otherwise
     "rest_framework.authtoken",
     "knox",
@@ -200,7 +200,7 @@ AUTH_PASSWORD_VALIDATORS = [
 ]
 
 LANGUAGE_CODE = "en"
-# The five languages of the game's players (issue 9); docs/i18n.md has each one's glossary.
+# The five languages of the game's players; docs/i18n.md has each one's glossary.
 LANGUAGES = [
     ("en", "English"),
     ("fr", "Français"),
@@ -261,7 +261,7 @@ REST_FRAMEWORK = {
         "auth": os.environ.get("AUTH_THROTTLE_RATE", "20/min"),
         # per user, generous: a fast player makes a few moves a second at most
         "moves": os.environ.get("MOVE_THROTTLE_RATE", "120/min"),
-        # issue 20: old-password guesses and admin logins, per account and per address
+        # old-password guesses and admin logins, per account and per address
         "password_change": os.environ.get("PASSWORD_CHANGE_THROTTLE_RATE", "10/hour"),
         "admin_login": os.environ.get("ADMIN_LOGIN_THROTTLE_RATE", "20/hour"),
         # registering a push subscription (each resolves a host name), per account and address
@@ -296,7 +296,7 @@ SPECTACULAR_SETTINGS = {
     "COMPONENT_SPLIT_REQUEST": True,
     # operations tagged by the path after /api/v1/ (games, tables, me, board), not "v1"
     "SCHEMA_PATH_PREFIX": r"/api/v[0-9]+",
-    # issue 22: names a generated client can use (games/schema.py)
+    # names a generated client can use (games/schema.py)
     "ENUM_NAME_OVERRIDES": {
         "Area": "games.engine.AREAS",
         "BotLevel": "games.models.BOT_LEVELS",
@@ -311,7 +311,7 @@ SPECTACULAR_SETTINGS = {
     ],
 }
 
-# issue 22: API tokens, one per device (django-rest-knox): stored as SHA-512 digests, sent as
+# API tokens, one per device (django-rest-knox): stored as SHA-512 digests, sent as
 # `Authorization: Token <key>` as before, valid TOKEN_DAYS after their last use.
 KNOX_TOKEN_MODEL = "accounts.DeviceToken"
 # knox's own migrations would build the table of its default model, which ours replaces (and
@@ -324,7 +324,18 @@ REST_KNOX = {
     "MIN_REFRESH_INTERVAL": 3600,  # at most one write an hour per token
 }
 
-# issue 22: GET /api/v1/games/{id}/stream writes a keep-alive line after this many idle seconds
+# Tables one account sits at that have not ended, and of them the ones it opened that still
+# wait for players (games.services.tables; 409 too_many_tables; docs/reliability.md)
+MAX_UNFINISHED_TABLES_PER_ACCOUNT = int(os.environ.get("MAX_UNFINISHED_TABLES_PER_ACCOUNT", "50"))
+MAX_OPEN_TABLES_PER_ACCOUNT = int(os.environ.get("MAX_OPEN_TABLES_PER_ACCOUNT", "10"))
+# tables opened (POST /api/v1/tables), per account and per client address (429 throttled)
+TABLE_CREATE_THROTTLE_RATE = os.environ.get("TABLE_CREATE_THROTTLE_RATE", "60/hour")
+
+# API tokens one account holds at once: a new login signs out the least recently used beyond
+# this (accounts.services.token_issue; docs/reliability.md)
+DEVICE_TOKENS_PER_ACCOUNT = int(os.environ.get("DEVICE_TOKENS_PER_ACCOUNT", "20"))
+
+# GET /api/v1/games/{id}/stream writes a keep-alive line after this many idle seconds
 STREAM_KEEPALIVE_SECONDS = float(os.environ.get("STREAM_KEEPALIVE_SECONDS", "20"))
 
 # What one client may keep open at once, per account and per client address (the address the
@@ -342,7 +353,7 @@ CONNECTION_LEASE_SECONDS = float(os.environ.get("CONNECTION_LEASE_SECONDS", "15"
 # each holds a pooled connection while it is authenticated: keep it under DB_POOL_MAX_SIZE)
 MAX_HANDSHAKES_PER_ADDRESS = int(os.environ.get("MAX_HANDSHAKES_PER_ADDRESS", "4"))
 
-# issue 22: push notifications (accounts/push.py, games/push.py, docs/api.md "Push").
+# Push notifications (accounts/push.py, games/push.py, docs/api.md "Push").
 # VAPID (RFC 8292): the server's key pair for Web Push; unset in DEBUG, a development pair is
 # kept in var/ (accounts/vapid.py); unset otherwise, Web Push is off.
 VAPID_PRIVATE_KEY = os.environ.get("VAPID_PRIVATE_KEY", "")
@@ -474,7 +485,7 @@ CELERY_BEAT_SCHEDULE = {
 # (games/archive.py); each daily run archives at most ARCHIVE_BATCH games.
 ARCHIVE_AFTER_DAYS = float(os.environ.get("ARCHIVE_AFTER_DAYS", "30"))
 ARCHIVE_BATCH = int(os.environ.get("ARCHIVE_BATCH", "20000"))
-# Computer opponents (issue 23) on a queue of their own, so a busy bot never delays the
+# Computer opponents on a queue of their own, so a busy bot never delays the
 # deadline sweep. Both queues are declared: a worker started without -Q (dev.py serve, the
 # tests' worker) consumes both; production runs a worker per queue (docker/compose.yaml).
 CELERY_BOT_QUEUE = os.environ.get("CELERY_BOT_QUEUE", "bots")

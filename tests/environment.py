@@ -11,6 +11,9 @@ os.environ.setdefault("DEBUG", "1")
 # local cache outlives a test: the per-user move limit would trip them. The limit's own tests
 # set the rate they test.
 os.environ.setdefault("MOVE_THROTTLE_RATE", "1000000/min")
+# tests open far more tables from one address than people do; tests/api/test_table_limits.py
+# sets a real rate
+os.environ.setdefault("TABLE_CREATE_THROTTLE_RATE", "")
 
 # This process uses no connection pool: its tests hold connections across threads and some
 # kill every backend of the test database on purpose. The servers and workers the tests start

@@ -9,6 +9,8 @@ from __future__ import annotations
 import secrets
 from datetime import datetime
 
+from django.conf import settings
+from django.contrib.auth import get_user_model
 from django.db import transaction
 from django.utils import timezone
 from django.utils.translation import gettext as _
@@ -21,9 +23,33 @@ from games.errors import (
     NotCreator,
     NotSeated,
     TableNotOpen,
+    TooManyTables,
 )
 from games.models import CLOCK_SECONDS, Clock, Game, Seat
 from games.services.bots import bot_accounts
+
+
+def _table_limits(user, *, opening: bool) -> None:
+    """What one account can make the server hold in tables (docs/reliability.md): at most
+    `MAX_UNFINISHED_TABLES_PER_ACCOUNT` tables it sits at that have not ended (each is rows,
+    clocks the beat sweeps, and for tables with bots queued bot work), of which at most
+    `MAX_OPEN_TABLES_PER_ACCOUNT` it opened and that still wait for players (the lobby). 0
+    turns a cap off. Runs in the caller's transaction with the account's row locked, so
+    requests racing for the last place are counted one after the other."""
+    get_user_model().objects.select_for_update().filter(pk=user.pk).first()
+    unfinished_cap = settings.MAX_UNFINISHED_TABLES_PER_ACCOUNT
+    unfinished = (Game.Status.OPEN, Game.Status.PLAYING)
+    if unfinished_cap and (
+        Seat.objects.filter(user=user, game__status__in=unfinished).count() >= unfinished_cap
+    ):
+        raise TooManyTables(limit=unfinished_cap, of="unfinished")
+    open_cap = settings.MAX_OPEN_TABLES_PER_ACCOUNT
+    if (
+        opening
+        and open_cap
+        and (Game.objects.filter(created_by=user, status=Game.Status.OPEN).count() >= open_cap)
+    ):
+        raise TooManyTables(limit=open_cap, of="open")
 
 
 def table_create(
@@ -53,6 +79,7 @@ def table_create(
     if deadline1_at and deadline2_at and deadline2_at < deadline1_at:
         raise InvalidDeadlines()
     with transaction.atomic():
+        _table_limits(user, opening=1 + len(bots) < players)  # else it starts at once
         game = Game.objects.create(
             created_by=user,
             players=players,
@@ -103,6 +130,7 @@ def table_join(*, game_id: int, user, invite_code: str = "") -> Game:
         seated = list(game.seats.all())
         if any(seat.user_id == user.pk for seat in seated):
             raise AlreadySeated()
+        _table_limits(user, opening=False)
         Seat.objects.create(game=game, user=user, join_order=len(seated))
         if len(seated) + 1 == game.players:
             _game_start(game)

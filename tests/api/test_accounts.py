@@ -591,6 +591,36 @@ def test_tokens_are_per_device_hashed_and_expire(anon, ana, settings):
     assert [d["device"] for d in token_client(phone_key).get(DEVICES).json()] == ["phone"]
 
 
+def test_an_account_holds_a_bounded_number_of_tokens_and_keeps_its_recent_devices(
+    anon, ana, settings
+):
+    """A loop of logins cannot grow the token table: past DEVICE_TOKENS_PER_ACCOUNT a new
+    login signs out the devices used least recently, never the one just issued nor one in
+    use (knox moves a token's expiry forward when it is used)."""
+    settings.DEVICE_TOKENS_PER_ACCOUNT = 3
+    keys = {}
+    for device in ("old-phone", "tablet", "laptop"):
+        response = post(anon, TOKEN, {"username": "ana", "password": PASSWORD_OK, "device": device})
+        keys[device] = response.json()["token"]
+    # the old phone was used last a month ago, the laptop an hour ago, the tablet just now
+    now = timezone.now() + timedelta(days=float(settings.REST_KNOX["TOKEN_TTL"].days))
+    for device, age in (("old-phone", timedelta(days=30)), ("laptop", timedelta(hours=1))):
+        DeviceToken.objects.filter(digest=hash_token(keys[device])).update(expiry=now - age)
+    for device in ("new-phone", "watch"):
+        response = post(anon, TOKEN, {"username": "ana", "password": PASSWORD_OK, "device": device})
+        keys[device] = response.json()["token"]
+    assert DeviceToken.objects.filter(user=ana).count() == 3
+    for device in ("old-phone", "laptop"):
+        assert_error(token_client(keys[device]).get(ME), 401, "authentication_failed")
+    listed = {d["device"] for d in token_client(keys["watch"]).get(DEVICES).json()}
+    assert listed == {"tablet", "new-phone", "watch"}
+    # another account's tokens are not touched
+    ben = User.objects.create_user("ben", password=PASSWORD_OK)
+    ben_key = token_issue(user=ben, device="phone")[1]
+    post(anon, TOKEN, {"username": "ana", "password": PASSWORD_OK, "device": "again"})
+    assert token_client(ben_key).get(ME).status_code == 200
+
+
 def test_logging_out_on_the_phone_leaves_the_tablet_signed_in(anon, ana):
     phone = token_client(token_issue(user=ana, device="phone")[1])
     tablet = token_client(token_issue(user=ana, device="tablet")[1])

@@ -110,6 +110,7 @@ def server_env(
         SECRET_KEY="e2e-" + secrets.token_urlsafe(32),
         ALLOWED_HOSTS=ALLOWED_HOSTS,
         AUTH_THROTTLE_RATE="100000/min",
+        TABLE_CREATE_THROTTLE_RATE="100000/hour",
         MOVE_THROTTLE_RATE="100000/min",  # test and bench players move far faster than people
         DB_POOL_MAX_SIZE="8",  # the production pool (the test process itself runs without)
         PYTHONUNBUFFERED="1",

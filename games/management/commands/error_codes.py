@@ -15,7 +15,8 @@ switch on `code` (stable), show `message` (in the reader's language; it may chan
 codes carry more fields: `errors` (field → problems, with `invalid` and `malformed_action`),
 `clause` (the RULES.md clause an illegal action breaks), `current_version` (with
 `stale_version`), `until` (with `account_suspended`), `per` and `limit` (with
-`too_many_connections`: the cap reached, `account` or `address`, and how many may be open).
+`too_many_connections`: the cap reached, `account` or `address`, and how many may be open),
+`limit` and `of` (with `too_many_tables`: `open` or `unfinished` tables, and how many).
 The OpenAPI schema (`/api/schema/`) enumerates the same codes; `tests/test_architecture.py`
 keeps this page, the schema and the code in step, and checks that every message is translated
 into the five languages.
