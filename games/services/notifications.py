@@ -1,18 +1,13 @@
 """What a player is told outside the game page: "your turn" by e-mail (the push to their
 sockets is `games.events`; the task that sends the mail is `games.tasks.email_your_turn`).
 
-Once per turn and channel: before a "your turn" e-mail or Web Push goes out, `notice_first`
-claims it with a shared cache key (Redis `SET NX`, every process and node sees it) named by
-the game, its turn, the user and the channel, so a task delivered twice, retried after a send
-that did happen, or queued by two nodes tells the player once.
+Once per turn and channel: a "your turn" e-mail or Web Push is claimed first
+(`games.services.turn_notices`).
 """
 
 from __future__ import annotations
 
-import logging
-
 from django.conf import settings
-from django.core.cache import cache
 from django.core.mail import send_mail
 from django.utils import translation
 from django.utils.translation import gettext as _
@@ -20,36 +15,8 @@ from django.utils.translation import gettext as _
 from accounts.middleware import user_language
 from accounts.models import User
 from games.models import Game, GameEntry, Seat
+from games.services.turn_notices import notice_first, notice_unclaim
 from games.wording import describe
-
-log = logging.getLogger(__name__)
-
-#: Seconds a turn's claimed notice is remembered: past every retry and redelivery of its task.
-NOTICE_TTL = 24 * 3600
-
-
-def _notice_key(game: Game, user_id: int, channel: str) -> str:
-    # the seed commitment tells this game from an earlier one that had its id
-    return f"your-turn:{game.pk}:{game.seed_commitment[:16]}:{game.turn_number}:{user_id}:{channel}"
-
-
-def notice_first(*, game: Game, user_id: int, channel: str) -> bool:
-    """Claim the one "your turn" of the game's current turn for this user on `channel`
-    (`email`, `push`); False if it was claimed before. A cache that fails claims: a notice
-    told twice rather than never."""
-    try:
-        return bool(cache.add(_notice_key(game, user_id, channel), 1, timeout=NOTICE_TTL))
-    except Exception:
-        log.warning("could not claim the turn notice of game %s", game.pk, exc_info=True)
-        return True
-
-
-def notice_unclaim(*, game: Game, user_id: int, channel: str) -> None:
-    """The claimed notice could not be sent: let its retry claim it again."""
-    try:
-        cache.delete(_notice_key(game, user_id, channel))
-    except Exception:
-        log.warning("could not release the turn notice of game %s", game.pk, exc_info=True)
 
 
 def turn_news(game: Game, user, version: int) -> list[dict] | None:
