@@ -13,10 +13,12 @@ import uuid
 from pathlib import Path
 
 import pytest
+import redis
 
 from accounts.models import User
 from accounts.services import token_issue
 from games.models import Game, GameEntry
+from games.services import bot_workers
 from tests.e2e.server import current_database_url, live_server, request_json
 from tests.tasks.worker import CeleryWorker, celery_worker, isolated_redis_url
 
@@ -34,6 +36,15 @@ def _wait(predicate, timeout: float, what: str):
             raise AssertionError(f"timed out waiting for {what}")
         time.sleep(0.05)
     return value
+
+
+def _bot_worker_alive(redis_url: str) -> bool:
+    """Whether the workers' cache holds games/services/bot_workers.py's key."""
+    client = redis.Redis.from_url(redis_url)
+    try:
+        return any(client.scan_iter(match=f"*:{bot_workers.KEY}"))
+    finally:
+        client.close()
 
 
 def test_a_bot_turn_whose_worker_died_mid_think_is_played_by_another_within_seconds(
@@ -84,12 +95,16 @@ def test_a_bot_turn_whose_worker_died_mid_think_is_played_by_another_within_seco
             began = time.monotonic()
             version = detail["version"]
             time.sleep(1.0)  # the first worker has fetched the task and waits out the think time
+            assert _bot_worker_alive(redis_url)  # the first worker says it lives
             first.kill(signal.SIGKILL)
             killed = time.monotonic()
             assert killed - began < THINK, "the kill came after the think window"
             assert Game.objects.get(pk=game_id).version == version  # the bot had not moved
+            # its heartbeat lapses within three beats: the clock would now let the autopilot play
+            _wait(lambda: not _bot_worker_alive(redis_url), 5, "the dead worker's key to lapse")
             second.start()  # another bot worker (with the beat)
             ready = time.monotonic()
+            _wait(lambda: _bot_worker_alive(redis_url), 5, "the second worker's heartbeat")
             _wait(
                 lambda: Game.objects.get(pk=game_id).version > version,
                 THINK + LOST_AFTER + 30,
