@@ -146,7 +146,8 @@ def haproxy_binary() -> str | None:
 
 class Proxy:
     """Debian's haproxy on docker/haproxy.cfg, unchanged: the environment gives it its address,
-    the nodes', the Host of its health checks and the path of its stats socket."""
+    the nodes', the Host of its health checks, the path of its stats socket and its limit of
+    new connections per client address."""
 
     name = "proxy"
 
@@ -162,6 +163,9 @@ class Proxy:
             "TAXI_NODE_B": nodes[1].address,
             "TAXI_HEALTH_HOST": HEALTH_HOST,
             "TAXI_PROXY_STATS": str(self.stats_path),
+            # every request of the tests' clients is a new connection from 127.0.0.1 (urllib
+            # keeps none alive): far past the limit per client address meant for floods
+            "TAXI_PROXY_CONN_RATE": "100000",
         }
         self.process: subprocess.Popen | None = None
 

@@ -400,3 +400,53 @@ def test_the_proxy_resends_a_move_but_no_other_post_to_the_other_node():
     assert healthy.posts["/api/v1/games/7/actions"] == 4
     assert tables.count(502) == dying.posts["/api/v1/tables"], "a new table was sent twice"
     assert healthy.posts["/api/v1/tables"] == 4 - dying.posts["/api/v1/tables"]
+
+
+def _get_from(port: int, source: str) -> int | str:
+    """GET /healthz through the proxy from the local address `source`: the status, or
+    "refused" when the proxy drops the connection at its accept."""
+    import http.client
+
+    connection = http.client.HTTPConnection(HOST, port, timeout=5, source_address=(source, 0))
+    try:
+        connection.request("GET", "/healthz")
+        return connection.getresponse().status
+    except (ConnectionResetError, ConnectionRefusedError, http.client.RemoteDisconnected):
+        return "refused"
+    finally:
+        connection.close()
+
+
+@pytest.mark.skipif(haproxy_binary() is None, reason="needs haproxy")
+def test_the_proxy_refuses_a_flood_of_connections_from_one_address_and_only_from_it():
+    """docker/haproxy.cfg counts new connections per client address over 10 s and connections
+    open at once (TAXI_PROXY_CONN_RATE, TAXI_PROXY_CONN_CUR): past either, that address's
+    connections are dropped at the accept, before a node sees them; other addresses are
+    served as before."""
+    import socket
+    import time
+
+    nodes = [_StubNode("A", dies=False), _StubNode("B", dies=False)]
+    proxy = Proxy(nodes)
+    proxy.env.update(TAXI_PROXY_CONN_RATE="5", TAXI_PROXY_CONN_CUR="3")
+    held: list[socket.socket] = []
+    try:
+        proxy.start()
+        flood = [_get_from(proxy.port, "127.0.0.66") for _ in range(8)]
+        assert flood[:5] == [200] * 5 and flood[5:] == ["refused"] * 3
+        assert _get_from(proxy.port, "127.0.0.77") == 200  # another address: served
+        # connections held open at once, from a third address
+        for _ in range(3):
+            sock = socket.create_connection((HOST, proxy.port), source_address=("127.0.0.88", 0))
+            held.append(sock)
+        assert _get_from(proxy.port, "127.0.0.88") == "refused"
+        held.pop().close()
+        time.sleep(0.2)  # the count drops when one closes
+        assert _get_from(proxy.port, "127.0.0.88") == 200  # its 5th connection in 10 s: served
+    finally:
+        for sock in held:
+            sock.close()
+        proxy.close()
+        for stub in nodes:
+            stub.shutdown()
+            stub.server_close()
