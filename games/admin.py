@@ -10,7 +10,7 @@ from django.urls import reverse
 from django.utils.html import format_html
 from django.utils.translation import gettext_lazy as _
 
-from games import moderation
+from games import moderation, selectors
 from games.admin_moderation import (
     GameModerationForm,
     ReasonForm,
@@ -99,10 +99,28 @@ class GameAdmin(ReadOnlyAdmin):
         )  # fmt: skip
 
 
+class ActorKindFilter(admin.SimpleListFilter):
+    """Who appended an entry, as the API's `actor.kind` says: a person, a computer opponent,
+    the server (setup, clocks) or a moderator."""
+
+    title = _("actor kind")
+    parameter_name = "actor_kind"
+
+    def lookups(self, request, model_admin):
+        names = {"player": _("player"), "bot": _("computer opponent"), "server": _("server"),
+                 "moderator": _("moderator")}  # fmt: skip
+        return [(kind, names[kind]) for kind in selectors.ACTOR_KINDS]
+
+    def queryset(self, request, queryset):
+        if self.value() not in selectors.ACTOR_KINDS:
+            return queryset
+        return selectors.entries_by_actor_kind(queryset, self.value())
+
+
 @admin.register(GameEntry)
 class GameEntryAdmin(ReadOnlyAdmin):
     list_display = ("game", "seq", "actor", "seat", "created_at")
-    list_filter = ("created_at",)
+    list_filter = (ActorKindFilter, "created_at")
     search_fields = ("game__id",)
     readonly_fields = [f.name for f in GameEntry._meta.fields]
 

@@ -354,11 +354,12 @@ class GameLogApi(APIView):
         entries = list(selectors.log_since(game=game, after=after)[: query["limit"] + 1])
         more = len(entries) > query["limit"]
         entries = entries[: query["limit"]]
+        bots = selectors.bot_seats(game)
         return _tagged(
             request,
             {
                 "version": game.version,
-                "entries": [selectors.entry_public(entry) for entry in entries],
+                "entries": [selectors.entry_public(entry, bots) for entry in entries],
                 "next_after": entries[-1].seq if more else None,
             },
         )
@@ -472,7 +473,8 @@ class GameStreamApi(APIView):
 def _export(request, game_id: int) -> tuple[dict, list[dict]]:
     game = selectors.game_get_visible(game_id=game_id, user=request.user)
     summary = selectors.game_summary(game, user=request.user)
-    entries = [selectors.entry_public(e) for e in selectors.log_since(game=game, after=-1)]
+    bots = selectors.bot_seats(game)
+    entries = [selectors.entry_public(e, bots) for e in selectors.log_since(game=game, after=-1)]
     return summary, entries
 
 

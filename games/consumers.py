@@ -368,7 +368,9 @@ class UserConsumer(JsonConsumer):
             return
         try:
             waiting = await database_sync_to_async(selectors.user_socket_access)(user=self.user)
-            self.told = set(waiting)  # (game, version): "your turn" this socket has said
+            # (game, turn): the turns this socket has said "your turn" for (its hello says the
+            # turns already waiting): keyed on the turn, as the version moves within a turn
+            self.told = set(waiting)
         except ApiError as error:
             await self.refuse(error)
             return
@@ -397,10 +399,12 @@ class UserConsumer(JsonConsumer):
 
     async def user_your_turn(self, event):
         """Once per turn: from the push, or from the heartbeat when the push was lost."""
-        told = (event["game"], event["version"])
+        told = (event["game"], event["turn"])
         if told not in self.told:
             self.told.add(told)
-            await self.send_json(frame("your_turn", game=told[0], version=told[1]))
+            await self.send_json(
+                frame("your_turn", game=told[0], version=event["version"], turn=told[1])
+            )
 
     async def lobby_table(self, event):
         await self.send_json(frame("table", table=event["table"]))
@@ -449,16 +453,19 @@ class _Watch:
             except Exception:  # the database is away: the next beat tries again
                 log.exception("socket heartbeat failed")
 
-    async def tell(self, versions: dict[int, int], waiting: list[tuple[int, int, int]]) -> None:
+    async def tell(
+        self, versions: dict[int, int], waiting: list[tuple[int, int, int, int]]
+    ) -> None:
         for game_id, version in versions.items():
             for socket in list(self.games.get(game_id, ())):
                 if socket.last_seq is not None and version > socket.last_seq:
                     behind = {"type": "game.behind", "version": version}
                     await socket.channel_layer.send(socket.channel_name, behind)
-        for user_id, game_id, version in waiting:
+        for user_id, game_id, version, turn_number in waiting:
             for socket in list(self.users.get(user_id, ())):
-                if (game_id, version) not in socket.told:
-                    turn = {"type": "user.your_turn", "game": game_id, "version": version}
+                if (game_id, turn_number) not in socket.told:
+                    turn = {"type": "user.your_turn", "game": game_id, "version": version,
+                            "turn": turn_number}  # fmt: skip
                     await socket.channel_layer.send(socket.channel_name, turn)
 
 

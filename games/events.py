@@ -71,9 +71,12 @@ class EntryMessage(TypedDict):
 
 
 class YourTurnMessage(TypedDict):
+    """A turn began: `turn` (the game's turn number) is what a socket says it once for."""
+
     type: Literal["user.your_turn"]
     game: int
     version: int
+    turn: int
 
 
 class ChatMessage(TypedDict):
@@ -179,20 +182,20 @@ def entry_committed(
     email: bool = False,
     bot: bool = False,
 ) -> None:
-    """A log entry committed: tell the game's sockets and, when it began a player's turn,
-    that player's sockets (`your_turn`: their user id) and, if they asked for it, their
+    """A log entry committed: tell the game's sockets and, when it began a person's turn,
+    that person's sockets (`your_turn`: their user id), devices and, if they asked for it,
     mailbox (the task is named, not imported: tasks call services, not the other way). When
-    the turn is a computer opponent's (`bot`), its task is queued instead."""
+    a computer opponent is to move on the new state (`bot`), its task is queued."""
     _send(game_group(game_id), message)
-    # devices (a bot has none: not looked for)
-    push.entry_committed(game_id=game_id, message=message, your_turn=None if bot else your_turn)
-    if your_turn is None:
-        return
+    push.entry_committed(game_id=game_id, message=message, your_turn=your_turn)
     if bot:
         bot_turn_started(game_id=game_id, version=message["seq"], seat=message["active_seat"])
+    if your_turn is None:
         return
-    _send(user_group(your_turn), YourTurnMessage(type="user.your_turn", game=game_id,
-                                                 version=message["seq"]))  # fmt: skip
+    turn = YourTurnMessage(
+        type="user.your_turn", game=game_id, version=message["seq"], turn=message["public"]["turn"]
+    )
+    _send(user_group(your_turn), turn)
     if email:
         try:
             signature("games.tasks.email_your_turn").delay(your_turn, game_id, message["seq"])
@@ -200,14 +203,17 @@ def entry_committed(
             log.exception("could not queue the turn e-mail for game %s", game_id)
 
 
-def bot_turn_started(*, game_id: int, version: int, seat: int) -> None:
+def bot_turn_started(
+    *, game_id: int, version: int, seat: int, countdown: float | None = None
+) -> None:
     """Queue the bot's turn (`games.tasks.bot_play`, routed to the bots queue) due after the
-    think time. A lost task is not fatal: the turn clock, if any, still runs, and the beat's
-    `wake_bots` finds a bot's turn left waiting."""
+    think time (or `countdown` seconds). A lost task is not fatal: the beat's `wake_bots`
+    finds a bot's turn left waiting, and the turn clock, if any, waits for a bot while a bot
+    worker lives (games/services/clocks.py)."""
+    if countdown is None:
+        countdown = settings.BOT_THINK_SECONDS
     try:
-        signature("games.tasks.bot_play").apply_async(
-            (game_id, version, seat), countdown=settings.BOT_THINK_SECONDS
-        )
+        signature("games.tasks.bot_play").apply_async((game_id, version, seat), countdown=countdown)
     except Exception:  # the broker is down: wake_bots queues it again once it is back
         log.exception("could not queue the bot's turn in game %s", game_id)
 

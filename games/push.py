@@ -42,7 +42,7 @@ from accounts.models import PushSubscription, User
 from accounts.tasks import push_deliver
 from games import presence
 from games.models import ChatMessage, Game, GameEntry
-from games.services import notifications
+from games.services import notifications, turn_notices
 from games.wording import describe
 from taxi_project.cache import count
 
@@ -172,7 +172,13 @@ def devices_notify(
             .values_list("pk", flat=True)[: settings.PUSH_SUBSCRIPTIONS_PER_ACCOUNT]
         )
         devices = list(devices)
-        if not devices or not _within_rate(user.pk, kind):
+        if not devices:
+            continue
+        if kind == "your_turn" and not turn_notices.notice_first(
+            game=game, user_id=user.pk, channel="push"
+        ):
+            continue  # this turn's push went out already (a task run twice)
+        if not _within_rate(user.pk, kind):
             continue
         for subscription_id in devices:
             push_deliver.delay(subscription_id, payload)

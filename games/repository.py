@@ -263,7 +263,7 @@ def append(loaded: Loaded, entry: NewEntry, *, expected_version: int) -> GameEnt
             raise VersionConflict(game.pk)
         if ending:
             ratings.game_ended(game=game, seats=loaded.seats, final=current)
-    _after_commit(loaded, seq, notifications, public=public)
+    _after_commit(loaded, seq, notifications, public=public, by_seat=entry.seat)
     return row
 
 
@@ -325,11 +325,18 @@ def summarise(
 
 
 def _after_commit(
-    loaded: Loaded, seq: int, notifications: list[dict], *, public: dict | None = None
+    loaded: Loaded,
+    seq: int,
+    notifications: list[dict],
+    *,
+    public: dict | None = None,
+    by_seat: int | None = None,
 ) -> None:
-    """Once committed: keep the state, push the entry, tell the player whose turn began. All
-    is taken now, as the state may be played on before the commit (a deadline, then a
-    timeout)."""
+    """Once committed: keep the state, push the entry, tell the player whose turn began, and
+    have a bot left on turn by anything but its own move (its turn began; a deadline, a
+    timeout or a moderator moved the version its task was made for) plan on the new state.
+    All is taken now, as the state may be played on before the commit (a deadline, then a
+    timeout). `by_seat`: the seat whose action the entry is (None: the server's)."""
     game, current = loaded.game, loaded.state
     snapshot = current.clone()
     message = events.entry_message(
@@ -346,16 +353,18 @@ def _after_commit(
     active = message["active_seat"]
     starts = {"type": "turn_started", "seat": active}
     began = any(n.items() >= starts.items() for n in notifications)
-    turn_of = next((s for s in loaded.seats if s.seat == active), None) if began else None
+    mover = next((s for s in loaded.seats if s.seat == active), None)
+    turn_of = mover if began else None
+    bot_plans = mover is not None and bool(mover.bot) and (began or by_seat != active)
 
     def committed():
         state.remember(game, seq, snapshot)
         events.entry_committed(
             game_id=game.pk,
             message=message,
-            your_turn=turn_of.user_id if turn_of else None,
+            your_turn=turn_of.user_id if turn_of and not turn_of.bot else None,
             email=turn_of is not None and turn_of.email_on_turn,
-            bot=turn_of is not None and bool(turn_of.bot),
+            bot=bot_plans,
         )
 
     transaction.on_commit(committed)

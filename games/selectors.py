@@ -159,16 +159,42 @@ def _json_safe(data: dict) -> dict:
     }
 
 
-def _actor_kind(entry: GameEntry) -> str:
+ACTOR_KINDS = ("player", "bot", "server", "moderator")
+
+
+def _actor_kind(entry: GameEntry, bot_seats: frozenset[int]) -> str:
     if entry.actor_id is None:
         return "server"  # setup, timeouts, wall-clock deadlines
-    return "player" if entry.seat is not None else "moderator"
+    if entry.seat is None:
+        return "moderator"
+    return "bot" if entry.seat in bot_seats else "player"
 
 
-def entry_public(entry: GameEntry) -> dict:
+def bot_seats(game: Game) -> frozenset[int]:
+    """The seats of a game that computer opponents hold (their entries' actor kind is `bot`)."""
+    return frozenset(
+        Seat.objects.filter(game=game, bot_level__gt="").values_list("seat", flat=True)
+    )
+
+
+def entries_by_actor_kind(entries: QuerySet[GameEntry], kind: str) -> QuerySet[GameEntry]:
+    """The entries of one actor kind (`ACTOR_KINDS`), as `entry_public` names them."""
+    by_bot = Exists(
+        Seat.objects.filter(game=OuterRef("game"), seat=OuterRef("seat"), bot_level__gt="")
+    )
+    if kind == "server":
+        return entries.filter(actor__isnull=True)
+    if kind == "moderator":
+        return entries.filter(actor__isnull=False, seat__isnull=True)
+    people = entries.filter(actor__isnull=False, seat__isnull=False)
+    return people.filter(by_bot) if kind == "bot" else people.exclude(by_bot)
+
+
+def entry_public(entry: GameEntry, bot_seats: frozenset[int] = frozenset()) -> dict:
+    """An entry as the API and the streams show it; `bot_seats`: its game's (`bot_seats`)."""
     return {
         "seq": entry.seq,
-        "actor": {"kind": _actor_kind(entry), "seat": entry.seat},
+        "actor": {"kind": _actor_kind(entry, bot_seats), "seat": entry.seat},
         "action": entry.action,
         "notifications": entry.notifications,
         "created_at": entry.created_at,
@@ -266,7 +292,7 @@ def socket_access(*, game_id: int, user) -> dict:
 
 def user_socket_access(*, user) -> list[tuple[int, int]]:
     """A user's own socket: signed in, not refused. Returns the games waiting on the user,
-    with their versions."""
+    with their turn numbers (what "your turn" is said once for)."""
     if not user.is_authenticated:
         raise LoginRequired(_("Log in first."))
     from accounts.authentication import ensure_access
@@ -274,17 +300,18 @@ def user_socket_access(*, user) -> list[tuple[int, int]]:
     ensure_access(user)
     mine = Seat.objects.filter(game=OuterRef("pk"), user=user, seat=OuterRef("active_seat"))
     waiting = Game.objects.filter(Exists(mine), status=Game.Status.PLAYING)
-    return list(waiting.order_by("pk").values_list("pk", "version"))
+    return list(waiting.order_by("pk").values_list("pk", "turn_number"))
 
 
 def heartbeat(*, games: list[int], users: list[int]) -> tuple[dict[int, int], list[tuple]]:
     """What a process's sockets check on each heartbeat, in two queries: the log version of
-    each watched game, and (user, game, version) for each game waiting on a watched user."""
+    each watched game, and (user, game, version, turn number) for each game waiting on a
+    watched user."""
     found = Game.objects.filter(pk__in=games).only("version", "started_at")
     versions = {game.pk: log_version(game) for game in found}
     waiting = Seat.objects.filter(
         user_id__in=users, game__status=Game.Status.PLAYING, seat=F("game__active_seat")
-    ).values_list("user_id", "game_id", "game__version")
+    ).values_list("user_id", "game_id", "game__version", "game__turn_number")
     return versions, list(waiting)
 
 

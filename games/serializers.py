@@ -269,8 +269,9 @@ class LegalActionsSerializer(serializers.Serializer):
 
 class ActorSerializer(serializers.Serializer):
     kind = serializers.ChoiceField(
-        choices=["player", "server", "moderator"],
-        help_text="server: the setup, timeouts, deadlines; moderator: abort, zombify, restore",
+        choices=["player", "bot", "server", "moderator"],
+        help_text="player: a person's move; bot: a computer opponent's move; server: the setup, "
+        "timeouts, deadlines; moderator: abort, zombify, restore",
     )
     seat = serializers.IntegerField(allow_null=True, help_text="the player's seat")
 

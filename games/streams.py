@@ -49,7 +49,8 @@ def _entries_after_sync(game_id: int, after: int) -> tuple[list[str], bool]:
     """The lines of the entries after `after`, and whether the game is over."""
     game = Game.objects.get(pk=game_id)
     entries = log.since(game, after=after)
-    return [_line(selectors.entry_public(entry)) for entry in entries], game.status in OVER
+    bots = selectors.bot_seats(game)
+    return [_line(selectors.entry_public(e, bots)) for e in entries], game.status in OVER
 
 
 # Every stream of the process reads on these few threads of its own: streams together hold at

@@ -44,16 +44,22 @@ def archive_games() -> int:
 # bot never delays the deadline sweep.
 
 
-@shared_task(ignore_result=True)
+@shared_task(ignore_result=True, acks_late=True, reject_on_worker_lost=True)
 def bot_play(game_id: int, version: int, seat: int) -> int:
-    """Play a bot seat's turn in a game still at `version`; nothing if it moved on."""
+    """Play a bot seat's turn in a game still at `version`; nothing if it moved on.
+
+    Acknowledged once done, and put back on the queue when its pool process dies (killed
+    mid-think): another process or worker plays it at once. Running twice appends nothing
+    twice (bots.bot_turn_play)."""
     return bots.bot_turn_play(game_id=game_id, version=version, seat=seat)
 
 
 @shared_task(ignore_result=True)
 def wake_bots() -> int:
-    """The beat's look for bots' turns whose task was lost; queues each again (idempotent)."""
-    waiting = bots.bot_turns_waiting(older_than=timedelta(seconds=settings.BOT_THINK_SECONDS + 30))
+    """The beat's look for bots' turns whose task was lost with its whole worker (nothing to
+    put it back on the queue): queues each again, once per version (idempotent)."""
+    quiet = settings.BOT_THINK_SECONDS + settings.BOT_LOST_AFTER_SECONDS
+    waiting = bots.bot_turns_wake(older_than=timedelta(seconds=quiet))
     for game_id, version, seat in waiting:
         bot_play.delay(game_id, version, seat)
     return len(waiting)

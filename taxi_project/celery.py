@@ -3,13 +3,15 @@
 import os
 
 from celery import Celery
-from celery.signals import worker_process_init
+from celery.signals import worker_process_init, worker_ready, worker_shutdown
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "taxi_project.settings")
 
 app = Celery("taxi_project")
 app.config_from_object("django.conf:settings", namespace="CELERY")
 app.autodiscover_tasks()
+
+_heartbeat = None  # set while this worker tells that a bot worker is alive
 
 
 @worker_process_init.connect
@@ -18,3 +20,22 @@ def _push_from_a_loop_of_its_own(**kwargs):
     from games import events
 
     events.use_own_loop()
+
+
+@worker_ready.connect
+def _tell_a_bot_worker_lives(sender=None, **kwargs):
+    """A worker consuming the bots queue says so, from its main process, for as long as it
+    lives (games/services/bot_workers.py): the clock then leaves bots' turns to the bots."""
+    global _heartbeat
+    from django.conf import settings
+
+    from games.services import bot_workers
+
+    if settings.CELERY_BOT_QUEUE in (sender.app.amqp.queues.consume_from or {}):
+        _heartbeat = bot_workers.keep_alive(sender.hostname)
+
+
+@worker_shutdown.connect
+def _stop_telling(**kwargs):
+    if _heartbeat is not None:
+        _heartbeat.set()

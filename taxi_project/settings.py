@@ -474,7 +474,7 @@ CELERY_BEAT_SCHEDULE = {
         "schedule": float(os.environ.get("DEADLINE_TICK_SECONDS", "1")),
         "options": {"expires": 5},
     },
-    "wake-bots": {"task": "games.tasks.wake_bots", "schedule": 30.0, "options": {"expires": 25}},
+    "wake-bots": {"task": "games.tasks.wake_bots", "schedule": 2.0, "options": {"expires": 2}},
     "archive-games": {
         "task": "games.tasks.archive_games",
         "schedule": 24 * 3600.0,
@@ -497,6 +497,14 @@ CELERY_TASK_ROUTES = {
 # A bot's move is due this long after its turn begins (its CPU budget is the engine's
 # DEFAULT_BUDGET playouts: under a second, bench/BOTS_RESULTS.md).
 BOT_THINK_SECONDS = float(os.environ.get("BOT_THINK_SECONDS", "2"))
+# A bot's turn that has not moved for BOT_THINK_SECONDS + BOT_LOST_AFTER_SECONDS lost its
+# task (its worker died): the beat's wake_bots (every 2 s) queues it again, once per version.
+BOT_LOST_AFTER_SECONDS = float(os.environ.get("BOT_LOST_AFTER_SECONDS", "3"))
+# Each worker consuming the bots queue says it lives every this many seconds (lapsing after
+# three): while one does, a bot's turn clock running out queues the bot again rather than the
+# autopilot, for at most BOT_TIMEOUT_GRACE_SECONDS past the turn's limit (docs/reliability.md).
+BOT_WORKER_HEARTBEAT_SECONDS = float(os.environ.get("BOT_WORKER_HEARTBEAT_SECONDS", "1"))
+BOT_TIMEOUT_GRACE_SECONDS = float(os.environ.get("BOT_TIMEOUT_GRACE_SECONDS", "60"))
 # Ratings that cannot be farmed (games/ratings.py, rules 4 and 5; docs/bots-and-ratings.md): a
 # seat counts only after this many turns its player ended themselves, and an account's results
 # move established players' ratings only once it has this many rated games and is this old.

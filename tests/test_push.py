@@ -52,7 +52,11 @@ def test_pushes_from_a_thread_reach_the_layers_group_members_as_its_own_group_se
         "seq": 7,
         "clock": {"turn_deadline_at": "2026-12-01T21:00:00Z"},
         "notifications": [{"type": "turn_started", "seat": 1}],
-        "public": {"status": "playing", "waiting": [{"origin": "5D", "destination": "9H"}]},
+        "public": {
+            "status": "playing",
+            "turn": 3,
+            "waiting": [{"origin": "5D", "destination": "9H"}],
+        },
         "active_seat": 1,
         "legal": [{"type": "stop", "seat": 1}],
     }
@@ -83,7 +87,7 @@ def test_pushes_from_a_thread_reach_the_layers_group_members_as_its_own_group_se
 
     (to_game, to_user), sent = async_to_sync(scenario)()
     assert to_game == sent == entry
-    assert to_user == {"type": "user.your_turn", "game": game_id, "version": 7}
+    assert to_user == {"type": "user.your_turn", "game": game_id, "version": 7, "turn": 3}
 
 
 def test_a_redis_that_is_down_loses_the_push_not_the_caller(settings, caplog):

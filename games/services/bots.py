@@ -21,14 +21,15 @@ import hashlib
 import logging
 
 from django.contrib.auth import get_user_model
-from django.db.models import F
+from django.core.cache import cache
+from django.db.models import F, OuterRef, Subquery
 from django.utils import timezone
 
 from games import engine, repository
 from games.engine.bots import LEVELS, choose
 from games.engine.options import MAX_PLAYERS
 from games.errors import StaleVersion
-from games.models import Game
+from games.models import Game, GameEntry
 from games.services import moves
 from taxi_project.api_errors import ApiError
 
@@ -38,6 +39,8 @@ log = logging.getLogger(__name__)
 MAX_BOTS = MAX_PLAYERS - 1
 #: Atomic actions one task may play in a row (a turn needs a handful; this only bounds a bug).
 MAX_ACTIONS_PER_TASK = 50
+#: Seconds a lost turn, once queued again, is not queued again for the same version.
+WOKEN_TTL = 60
 
 
 def bot_accounts(count: int) -> list:
@@ -66,9 +69,13 @@ def bot_turn_play(*, game_id: int, version: int, seat: int) -> int:
     """Play the bot seat `seat` of a game that is at `version`, action after action while that
     seat is still to move; returns the number of actions appended.
 
-    Idempotent on the version: nothing happens if the game moved on, is over, or waits on
-    another seat; a move someone else's append overtook (409) stops the task, as the entry
-    that overtook it schedules whatever comes next."""
+    Idempotent on the version: nothing happens if the game is over, waits on another seat,
+    or moved on through anyone else's entry (a deadline, a timeout, a moderator: that entry
+    queued the bot again, for the version it made). A game moved on only by this seat's own
+    entries is a redelivered task whose first delivery died mid-turn: it plays on from there.
+    A move someone else's append overtook (409) stops the task, as the entry that overtook it
+    schedules whatever comes next. Each move's idempotency key is its version, so a task run
+    twice at once appends each move once."""
     played = 0
     while played < MAX_ACTIONS_PER_TASK:
         try:
@@ -77,13 +84,12 @@ def bot_turn_play(*, game_id: int, version: int, seat: int) -> int:
             return played
         game = loaded.game
         mine = next((s for s in loaded.seats if s.seat == seat and s.bot), None)
-        if (
-            mine is None
-            or game.status != Game.Status.PLAYING
-            or game.version != version
-            or game.active_seat != seat
-        ):
+        if mine is None or game.status != Game.Status.PLAYING or game.active_seat != seat:
             return played
+        if game.version != version:
+            if game.version < version or _moved_by_others(game_id, since=version, seat=seat):
+                return played
+            version = game.version
         view = engine.player_view(loaded.state, seat)
         action = choose(view, seed=bot_seed(game_id, version, seat), level=mine.bot)
         try:
@@ -104,18 +110,45 @@ def bot_turn_play(*, game_id: int, version: int, seat: int) -> int:
     return played
 
 
+def _moved_by_others(game_id: int, *, since: int, seat: int) -> bool:
+    """Whether an entry after seq `since` is not this seat's own action."""
+    # the server's entries have no seat, and `exclude` keeps those
+    return GameEntry.objects.filter(game_id=game_id, seq__gt=since).exclude(seat=seat).exists()
+
+
 def bot_turns_waiting(*, older_than: datetime.timedelta) -> list[tuple[int, int, int]]:
-    """(game, version, seat) of every running game waiting on a bot seat since a turn began
-    longer ago than `older_than`: turns whose task was lost (a broker or worker crash)."""
+    """(game, version, seat) of every running game waiting on a bot seat whose last entry is
+    older than `older_than`: turns whose task was lost (a worker or broker crash)."""
     cutoff = timezone.now() - older_than
+    last_entry = GameEntry.objects.filter(game=OuterRef("pk"), seq=OuterRef("version"))
     return list(
         Game.objects.filter(
             status=Game.Status.PLAYING,
             turn_started_at__lt=cutoff,
             seats__seat=F("active_seat"),
             seats__bot_level__gt="",
-        ).values_list("pk", "version", "active_seat")
+        )
+        .annotate(last_at=Subquery(last_entry.values("created_at")[:1]))
+        .filter(last_at__lt=cutoff)
+        .values_list("pk", "version", "active_seat")
     )
 
 
-__all__ = ["LEVELS", "MAX_BOTS", "bot_accounts", "bot_seed", "bot_turn_play", "bot_turns_waiting"]
+def bot_turns_wake(*, older_than: datetime.timedelta) -> list[tuple[int, int, int]]:
+    """The lost turns of `bot_turns_waiting`, each returned once per version (a shared cache
+    key, SET NX): a backlog on the bots queue is not doubled by the beat."""
+    woken = []
+    for game_id, version, seat in bot_turns_waiting(older_than=older_than):
+        try:
+            first = cache.add(f"bot-woken:{game_id}:{version}", 1, timeout=WOKEN_TTL)
+        except Exception:  # the cache is away: wake it (the task is idempotent)
+            first = True
+        if first:
+            woken.append((game_id, version, seat))
+    return woken
+
+
+__all__ = [
+    "LEVELS", "MAX_BOTS", "bot_accounts", "bot_seed", "bot_turn_play", "bot_turns_waiting",
+    "bot_turns_wake",
+]  # fmt: skip

@@ -6,12 +6,14 @@ from __future__ import annotations
 import logging
 from datetime import timedelta
 
+from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
-from games import engine, repository
+from games import engine, events, repository
 from games.errors import GameNotFound
 from games.models import Game, GameEntry
+from games.services import bot_workers
 
 log = logging.getLogger(__name__)
 
@@ -86,13 +88,44 @@ def fire_due(loaded: repository.Loaded) -> list[GameEntry]:
         action = engine.Deadline(max(reached))  # the 2nd reaches the 1st too (D4)
         appended.append(_server_append(loaded, action))
     turn_deadline = game.turn_deadline_at
+    bot_waited = False
     if game.status == Game.Status.PLAYING and turn_deadline is not None and turn_deadline <= now:
-        appended.append(_server_append(loaded, engine.Timeout(loaded.state.current_player())))
-    if not appended:  # a stale schedule: look again when something is really due
+        if _bot_plays_on(loaded, turn_deadline, now):
+            bot_waited = True
+        else:
+            appended.append(_server_append(loaded, engine.Timeout(loaded.state.current_player())))
+    if bot_waited:  # the bot's task was lost or is late: queue it again, look again soon
+        game.next_deadline_at = min(
+            now + timedelta(seconds=settings.BOT_LOST_AFTER_SECONDS),
+            turn_deadline + timedelta(seconds=settings.BOT_TIMEOUT_GRACE_SECONDS),
+        )
+        game.save(update_fields=["next_deadline_at"])
+        version, seat = game.version, game.active_seat
+        transaction.on_commit(
+            lambda: events.bot_turn_started(
+                game_id=game.pk, version=version, seat=seat, countdown=0
+            )
+        )
+    elif not appended:  # a stale schedule: look again when something is really due
         game.deadlines_reached = max(game.deadlines_reached, max(reached, default=0))
         game.next_deadline_at = game.compute_next_deadline()
         game.save(update_fields=["deadlines_reached", "next_deadline_at"])
     return appended
+
+
+def _bot_plays_on(loaded: repository.Loaded, turn_deadline, now) -> bool:
+    """A bot whose turn's time ran out is left to play it, not the autopilot (K2), while a
+    worker that plays bots lives, for at most BOT_TIMEOUT_GRACE_SECONDS past the limit (a bot
+    that never moves must not hold a game forever)."""
+    seat = loaded.state.current_player()
+    mover = next((s for s in loaded.seats if s.seat == seat), None)
+    grace = timedelta(seconds=settings.BOT_TIMEOUT_GRACE_SECONDS)
+    return (
+        mover is not None
+        and bool(mover.bot)
+        and now < turn_deadline + grace
+        and bot_workers.alive()
+    )
 
 
 def _server_append(loaded: repository.Loaded, action: engine.Action) -> GameEntry:

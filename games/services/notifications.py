@@ -1,5 +1,9 @@
 """What a player is told outside the game page: "your turn" by e-mail (the push to their
-sockets is `games.events`; the task that sends the mail is `games.tasks.email_your_turn`)."""
+sockets is `games.events`; the task that sends the mail is `games.tasks.email_your_turn`).
+
+Once per turn and channel: a "your turn" e-mail or Web Push is claimed first
+(`games.services.turn_notices`).
+"""
 
 from __future__ import annotations
 
@@ -11,6 +15,7 @@ from django.utils.translation import gettext as _
 from accounts.middleware import user_language
 from accounts.models import User
 from games.models import Game, GameEntry, Seat
+from games.services.turn_notices import notice_first, notice_unclaim
 from games.wording import describe
 
 
@@ -51,5 +56,11 @@ def turn_email_send(*, user_id: int, game_id: int, version: int) -> bool:
             lines += ["", _("What happened last:")]
             lines += [f"- {describe(note)}" for note in news]
         subject = _("Your turn in game %(game)s") % values
-    send_mail(subject, "\n".join(lines), None, [user.email])
+    if not notice_first(game=game, user_id=user.pk, channel="email"):
+        return False
+    try:
+        send_mail(subject, "\n".join(lines), None, [user.email])
+    except Exception:  # the task retries: its next attempt may claim and send
+        notice_unclaim(game=game, user_id=user.pk, channel="email")
+        raise
     return True

@@ -78,7 +78,7 @@ def test_play_against_the_computer_from_the_lobby_to_the_end(server_and_worker, 
     assert _game(server, player, game_id)["status"] == "finished"
     _status, log = request_json(server.url(f"/api/v1/games/{game_id}/log"), token=player.token)
     bot_seat = 1 - detail["your_seat"]
-    assert any(e["actor"] == {"kind": "player", "seat": bot_seat} for e in log["entries"])
+    assert any(e["actor"] == {"kind": "bot", "seat": bot_seat} for e in log["entries"])
     assert worker.errors(since) == [] and problems == []
 
 

@@ -231,7 +231,8 @@ def test_a_lost_your_turn_reaches_the_users_socket_on_the_next_heartbeat(
             if now.active_seat != game.active_seat:
                 break
         turn = await ws.receive_json_from(timeout=5)
-        assert turn == {"v": 1, "type": "your_turn", "game": game_id, "version": now.version}
+        assert turn == {"v": 1, "type": "your_turn", "game": game_id, "version": now.version,
+                        "turn": now.turn_number}  # fmt: skip
         await ws.disconnect()
 
     run(scenario)
