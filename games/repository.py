@@ -320,7 +320,7 @@ def summarise(
     if current.over:
         game.status = Game.Status.ABORTED if current.aborted else Game.Status.FINISHED
         game.finished_at = now
-        game.result = current.result
+        game.result = None if current.result is None else current.result.to_json()
     game.next_deadline_at = game.compute_next_deadline()
 
 

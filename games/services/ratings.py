@@ -58,7 +58,7 @@ def finished_game(
     `joined`: when each of those accounts was made."""
     return FinishedGame(
         players=players,
-        ranking=tuple(tuple(rank) for rank in final.result["ranking"]),
+        ranking=final.result.ranking,
         ended_on=_utc_day(game.finished_at),
         quit=frozenset(seat for seat, zombie in enumerate(final.zombies) if zombie),
         rated=game.rated,
