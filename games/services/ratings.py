@@ -1,7 +1,7 @@
 """Ratings as a projection of the logs: written with the entry that ends a game,
 rebuilt from the logs to prove it.
 
-    ratings.game_ended(game=row, seats=loaded.seats, final=state)  # games/repository.append
+    ratings.game_ended(game=row, seats=loaded.seats, final=state)  # entries.entry_append
     ratings.ratings_rebuilt()  # -> Rebuilt(changes, ratings): what the logs say, to compare
 
 The rules (which games rate whom, ties, quitters last, repeated pairs, real play, provisional
