@@ -248,7 +248,8 @@ def prepare(loaded: Loaded, entry: NewEntry, *, expected_version: int) -> GameEn
         raise VersionConflict(game.pk)
     notifications = current.apply(entry.action)
     seq = expected_version + 1
-    summarise(game, current, version=seq)
+    now = timezone.now()  # one instant: the entry's, and that of the turn it may begin
+    summarise(game, current, version=seq, now=now)
     return GameEntry(
         game=game,
         seq=seq,
@@ -257,7 +258,7 @@ def prepare(loaded: Loaded, entry: NewEntry, *, expected_version: int) -> GameEn
         action=engine.encode_action(entry.action),
         notifications=notifications,
         idempotency_key=entry.idempotency_key,
-        created_at=timezone.now(),
+        created_at=now,
     )
 
 
@@ -325,7 +326,7 @@ def summarise(
     game: Game, current: engine.Game, *, version: int, now: datetime | None = None
 ) -> None:
     """The game row's summary of its log after `current`; a new turn restarts the clock.
-    `now`: the time of the entry (the present, but for bench/_history.py's made-up history)."""
+    `now`: the time of the entry (the present if not given; bench/_history.py makes up a past)."""
     now = now or timezone.now()
     game.version = version
     game.active_seat = current.current_player()
