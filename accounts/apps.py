@@ -8,4 +8,6 @@ class AccountsConfig(AppConfig):
     verbose_name = _("Accounts")
 
     def ready(self) -> None:
-        from accounts import schema  # noqa: F401  (registers the OpenAPI extension)
+        # the OpenAPI extension; the tasks, registered in every process, as `games.push`
+        # queues `push_deliver` by its name
+        from accounts import schema, tasks  # noqa: F401

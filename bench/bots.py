@@ -86,8 +86,8 @@ def play_one(args: tuple[str, int, int, int]) -> dict:
         game.apply(action)
     if not game.over:
         return {"won": 0.0, "cut": True, "cpu": cpu, "margin": 0}
-    first = game.result["ranking"][0]
-    incomes = game.result["incomes"]
+    first = game.result.ranking[0]
+    incomes = game.result.incomes
     best_other = max(v for s, v in enumerate(incomes) if s != seat)
     return {
         "won": 1.0 / len(first) if seat in first else 0.0,

@@ -51,7 +51,7 @@ PARTS = [
     ("      engine replay", "games/engine/replay.py", "replay"),
     ("      Game.clone", "games/engine/game.py", "clone"),
     ("    Game.apply", "games/engine/game.py", "apply"),
-    ("    repository.append", "games/repository.py", "append"),
+    ("    entries.entry_append", "games/services/entries.py", "entry_append"),
     ("      entry_response (player_view)", "games/selectors.py", "entry_response"),
     ("      APPEND_SQL", "games/repository.py", "_write_sql"),
     ("      push (group_send)", "games/events.py", "_send"),

@@ -29,7 +29,7 @@ from channels.layers import get_channel_layer
 from django.conf import settings
 from rest_framework.utils.encoders import JSONEncoder
 
-from games import engine, push
+from games import engine
 
 log = logging.getLogger(__name__)
 
@@ -183,11 +183,12 @@ def entry_committed(
     bot: bool = False,
 ) -> None:
     """A log entry committed: tell the game's sockets and, when it began a person's turn,
-    that person's sockets (`your_turn`: their user id), devices and, if they asked for it,
-    mailbox (the task is named, not imported: tasks call services, not the other way). When
-    a computer opponent is to move on the new state (`bot`), its task is queued."""
+    that person's sockets (`your_turn`: their user id) and, if they asked for it, mailbox
+    (the task is named, not imported: tasks call services, not the other way). When a
+    computer opponent is to move on the new state (`bot`), its task is queued. What to tell
+    is the write path's to decide (games/services/entries.py); their devices are
+    games/push.py's."""
     _send(game_group(game_id), message)
-    push.entry_committed(game_id=game_id, message=message, your_turn=your_turn)
     if bot:
         bot_turn_started(game_id=game_id, version=message["seq"], seat=message["active_seat"])
     if your_turn is None:
@@ -220,7 +221,6 @@ def bot_turn_started(
 
 def chat_posted(*, game_id: int, message: dict) -> None:
     _send(game_group(game_id), ChatMessage(type="game.chat", message=_plain(message)))
-    push.chat_posted(game_id=game_id, message=_plain(message))  # the players' devices
 
 
 def chat_hidden(*, game_id: int, message_id: int) -> None:

@@ -17,7 +17,7 @@ from django.utils.translation import gettext as _
 from accounts.models import User
 from games import engine, errors, events, repository
 from games.models import ChatMessage, Game, ModerationAction, Report, Seat, Spectator
-from games.services import chat
+from games.services import chat, entries
 
 Kind = ModerationAction.Kind
 MAX_REASON = 1000
@@ -51,7 +51,7 @@ def _server_action(game_id: int, action: engine.Action, moderator) -> Game:
     if loaded.game.status != Game.Status.PLAYING:
         raise errors.GameNotRunning()
     entry = repository.NewEntry(action, actor=moderator)
-    repository.append(loaded, entry, expected_version=loaded.game.version)
+    entries.entry_append(loaded, entry, expected_version=loaded.game.version)
     return loaded.game
 
 
@@ -106,7 +106,7 @@ def _seats_to_autopilot(user: User, moderator) -> list[int]:
         loaded = repository.load(game_id, lock=True)
         if loaded.game.status == Game.Status.PLAYING and not loaded.state.zombies[seat]:
             entry = repository.NewEntry(engine.Zombify(seat), actor=moderator)
-            repository.append(loaded, entry, expected_version=loaded.game.version)
+            entries.entry_append(loaded, entry, expected_version=loaded.game.version)
             handed.append(game_id)
     return handed
 

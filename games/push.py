@@ -3,17 +3,22 @@
 
 Three steps, none in the request that made the change:
 
-1. After commit, `games/events.py` calls `entry_committed` or `chat_posted` here. One query
-   finds the players who want this kind of push (their preferences, `User.push_*`) and have a
-   device to push to; if any, the task `games.tasks.push_notify` is queued (by name: tasks
-   call services, not the other way).
-2. That task (`devices_notify`) drops a "your turn" the game has moved on from, and every
-   player who is watching the game (a socket open on it: games/presence.py), writes each
-   remaining player's payload in their language and queues one `accounts.tasks.push_deliver`
-   per device.
+1. After commit, the write path (`games/services/entries.py`, `games/services/chat.py`) calls
+   `entry_committed` or `chat_posted` here. One query finds the players who want this kind
+   of push (their preferences, `User.push_*`) and have a device to push to; if any, the task
+   `games.tasks.push_notify` is queued (by name: tasks call services, not the other way).
+2. That task calls the service that decides who is still due the notice
+   (`games.services.notifications.devices_notify`): it drops a "your turn" the game has
+   moved on from, and every player who is watching the game (a socket open on it:
+   games/presence.py), and has each remaining player's payload written here in their
+   language (`*_text`, `payload`) and queued, one `accounts.tasks.push_deliver` per device
+   (`deliver`, by name as well).
 3. `push_deliver` sends it through the subscription's backend (Web Push: encrypted, VAPID
    signed, to a public host only), deletes a subscription the push service says is gone
    (404/410) and retries other failures with backoff (accounts/push.py).
+
+This module is an adapter at the edge: it imports no service and no task, and decides
+nothing about a game; it is told what to send.
 
 Bounded per account: one notification goes to at most `PUSH_SUBSCRIPTIONS_PER_ACCOUNT`
 devices (the most recently registered), and each kind of notification is pushed at most
@@ -32,17 +37,12 @@ import time
 
 from celery import signature
 from django.conf import settings
-from django.db.models import Q
-from django.utils import translation
+from django.db.models import Q, QuerySet
 from django.utils.translation import gettext as _
 from redis.exceptions import RedisError
 
-from accounts.middleware import user_language
 from accounts.models import PushSubscription, User
-from accounts.tasks import push_deliver
-from games import presence
-from games.models import ChatMessage, Game, GameEntry
-from games.services import notifications, turn_notices
+from games.models import Game, GameEntry
 from games.wording import describe
 from taxi_project.cache import count
 
@@ -82,28 +82,32 @@ def chat_posted(*, game_id: int, message: dict) -> None:
     """A chat message committed (games.selectors.chat_public): the other players."""
     author = message["author"]["id"]
     players = Q(seats__game_id=game_id) & ~Q(pk=author)
-    _queue("chat", game_id, players, version=None, message=message)
+    told = {"id": message["id"], "author": message["author"], "text": message["text"]}
+    _queue("chat", game_id, players, version=None, message=told)
 
 
 # ------------------------------------------------------------------------------ the task's part
 
 
-def _your_turn(game: Game, user: User, version: int) -> dict | None:
-    """Still this user's turn at `version`: the title, and what happened last as the body."""
-    news = notifications.turn_news(game, user, version)
-    if news is None:
-        return None
+def recipients(kind: str, user_ids: list[int]) -> QuerySet[User]:
+    """Those of `user_ids` who still want pushes of `kind`."""
+    return User.objects.filter(pk__in=user_ids, **{PREFERENCE[kind]: True})
+
+
+def your_turn_text(game: Game, news: list[dict]) -> dict:
+    """The title, and what happened last (`news`: the notifications of the entry that began
+    the turn) as the body; in the active language, as every text here."""
     lines = [describe(note) for note in news]
     return {"title": _("Your turn in game %(game)s") % {"game": game.pk}, "body": "\n".join(lines)}
 
 
-def _game_ended(game: Game, version: int) -> dict:
+def game_ended_text(game: Game, version: int) -> dict:
     ended = GameEntry.objects.filter(game=game, seq=version).first()
     notes = [n for n in (ended.notifications if ended else []) if n.get("type") == "game_ended"]
     return {"title": _("The game is over."), "body": "\n".join(describe(n) for n in notes)}
 
 
-def _chat(game: Game, message: dict) -> dict:
+def chat_text(game: Game, message: dict) -> dict:
     values = {"author": message["author"]["display_name"], "game": game.pk}
     return {
         "title": "Bahama Taxi",
@@ -111,7 +115,39 @@ def _chat(game: Game, message: dict) -> dict:
     }
 
 
-def _within_rate(user_id: int, kind: str) -> bool:
+def payload(kind: str, game_id: int, text: dict, *, version: int | None, message=None) -> dict:
+    """What a device gets (docs/api.md, "Push")."""
+    found = {
+        "v": PAYLOAD_VERSION,
+        "type": kind,
+        "game": game_id,
+        "title": text["title"],
+        "body": text["body"][:BODY_LIMIT],
+        "url": f"/games/{game_id}",
+        "tag": f"game-{game_id}-{kind}",
+    }
+    if kind == "chat":
+        found["message"] = {
+            "id": message["id"],
+            "author": message["author"],
+            "text": message["text"][:BODY_LIMIT],
+        }
+    else:
+        found["version"] = version
+    return found
+
+
+def devices(user: User) -> list[int]:
+    """The user's subscriptions one notification goes to: the most recently registered, at
+    most `PUSH_SUBSCRIPTIONS_PER_ACCOUNT`."""
+    return list(
+        PushSubscription.objects.filter(user=user)
+        .order_by("-registered", "-pk")
+        .values_list("pk", flat=True)[: settings.PUSH_SUBSCRIPTIONS_PER_ACCOUNT]
+    )
+
+
+def within_rate(user_id: int, kind: str) -> bool:
     """Count one push of `kind` to the user; False once over the hour's limit."""
     window = int(time.time() // 3600)
     try:
@@ -122,65 +158,9 @@ def _within_rate(user_id: int, kind: str) -> bool:
     return counted <= settings.PUSH_NOTIFICATIONS_PER_HOUR
 
 
-def devices_notify(
-    *, kind: str, game_id: int, user_ids: list[int], version: int | None, message=None
-) -> int:
-    """Queue the push of `kind` to each device of each of `user_ids` who still wants it and is
-    not watching the game. Returns how many deliveries were queued."""
-    game = Game.objects.filter(pk=game_id).first()
-    if game is None:
-        return 0
-    if (
-        kind == "chat"
-        and not ChatMessage.objects.filter(pk=message["id"], hidden_at__isnull=True).exists()
-    ):
-        return 0  # a moderator hid it meanwhile
-    users = User.objects.filter(pk__in=user_ids, **{PREFERENCE[kind]: True})
-    queued = 0
-    for user in users:
-        if presence.watching(game_id=game_id, user_id=user.pk):
-            continue
-        with translation.override(user_language(user) or settings.LANGUAGE_CODE):
-            if kind == "your_turn":
-                text = _your_turn(game, user, version)
-            elif kind == "game_ended":
-                text = _game_ended(game, version)
-            else:
-                text = _chat(game, message)
-        if text is None:
-            continue
-        payload = {
-            "v": PAYLOAD_VERSION,
-            "type": kind,
-            "game": game_id,
-            "title": text["title"],
-            "body": text["body"][:BODY_LIMIT],
-            "url": f"/games/{game_id}",
-            "tag": f"game-{game_id}-{kind}",
-        }
-        if kind == "chat":
-            payload["message"] = {
-                "id": message["id"],
-                "author": message["author"],
-                "text": message["text"][:BODY_LIMIT],
-            }
-        else:
-            payload["version"] = version
-        devices = (
-            PushSubscription.objects.filter(user=user)
-            .order_by("-registered", "-pk")
-            .values_list("pk", flat=True)[: settings.PUSH_SUBSCRIPTIONS_PER_ACCOUNT]
-        )
-        devices = list(devices)
-        if not devices:
-            continue
-        if kind == "your_turn" and not turn_notices.notice_first(
-            game=game, user_id=user.pk, channel="push"
-        ):
-            continue  # this turn's push went out already (a task run twice)
-        if not _within_rate(user.pk, kind):
-            continue
-        for subscription_id in devices:
-            push_deliver.delay(subscription_id, payload)
-            queued += 1
-    return queued
+def deliver(subscription_ids: list[int], payload: dict) -> int:
+    """Queue the payload's delivery to each subscription (`accounts.tasks.push_deliver`, by
+    name). Returns how many were queued."""
+    for subscription_id in subscription_ids:
+        signature("accounts.tasks.push_deliver").delay(subscription_id, payload)
+    return len(subscription_ids)

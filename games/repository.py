@@ -1,9 +1,10 @@
 """The game repository: the one way a write path reads a game, and the one writer of its log.
 
     loaded = repository.load(game_id)                       # row, seats, engine state
-    entry = repository.append(loaded, NewEntry(action, actor=user, seat=seat,
-                                               idempotency_key=key),
-                              expected_version=version)     # or VersionConflict
+    row = repository.prepare(loaded, NewEntry(action, actor=user, seat=seat,
+                                              idempotency_key=key),
+                             expected_version=version)      # the action applied, unsaved
+    repository.write(loaded, row, expected_version=version) # or VersionConflict
 
 `load` returns the game row, its seats and the engine state at the row's version. The state
 comes from this process's cache (`games/state.py`) caught up with the log entries it lacks,
@@ -11,9 +12,11 @@ read in the same statement as the row, or from a replay of the whole log: caller
 the difference (tests prove both equal a replay). `append` applies the action to the loaded
 state (an `EngineError` writes nothing), writes the entry and the row's summary only if the
 row is still at `expected_version` (else `VersionConflict`), and once the transaction commits
-keeps the new state in the cache and publishes it (`games/events.py`). In the spirit of the
-eventsourcing library's repository and Cosmic Python's unit of work: one aggregate (a game),
-optimistic concurrency on its version, events published after commit.
+keeps the new state in the cache: `prepare` and `write`, the two halves of `append`. Storage
+stores: what follows an entry (the answer stored with it, the ratings a game's end moves, the
+push after commit) is decided by the write path, `games/services/entries.py`, which every
+service that appends calls. In the spirit of the eventsourcing library's repository and Cosmic
+Python's unit of work: one aggregate (a game), optimistic concurrency on its version.
 
 Two statements are written out in SQL for PostgreSQL, because a move runs each of them: the
 read (`LOAD_SQL`) and the conditional append (`APPEND_SQL`). Each docstring gives its ORM
@@ -25,15 +28,14 @@ from __future__ import annotations
 
 import json
 from contextlib import nullcontext
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import datetime
 
 from django.db import connections, router, transaction
 from django.utils import timezone
 
-from games import engine, events, log, selectors, state
+from games import engine, log, state
 from games.models import Game, GameEntry, Seat
-from games.services import ratings
 
 
 class GameNotFound(Exception):
@@ -74,7 +76,6 @@ class NewEntry:
     actor: object = None  # a User, or None for the server (clocks, deadlines)
     seat: int | None = None
     idempotency_key: str | None = None
-    notifications: list[dict] = field(default_factory=list)  # filled in by `append`
 
 
 # ------------------------------------------------------------------------------------ reading
@@ -228,22 +229,28 @@ expected version, then the entry. The ORM equivalent (`_write_orm`), in a transa
 
 
 def append(loaded: Loaded, entry: NewEntry, *, expected_version: int) -> GameEntry:
-    """Apply `entry.action` to the loaded state and append it to the log as seq
-    `expected_version + 1`, with the row's summary, if the row is still at `expected_version`.
+    """`prepare` then `write`: the entry stored, and nothing else (no answer, no rating, no
+    push): the write paths call `games.services.entries.entry_append`, which does both halves
+    and decides what follows."""
+    row = prepare(loaded, entry, expected_version=expected_version)
+    write(loaded, row, expected_version=expected_version)
+    return row
 
-    Raises the engine's `EngineError` (nothing written, the state unchanged), or
-    `VersionConflict` (another append came first; nothing written), or `IntegrityError` when a
-    unique key refuses the entry (the idempotency key was used before; nothing written, the
-    caller's transaction still usable). Either of the last two leaves `loaded` stale: load
-    again. After commit: the state is cached and the entry pushed (`events.entry_committed`)."""
+
+def prepare(loaded: Loaded, entry: NewEntry, *, expected_version: int) -> GameEntry:
+    """Apply `entry.action` to the loaded state and make the entry it becomes, seq
+    `expected_version + 1`, unsaved; the game row (unsaved too) gets its summary after it.
+
+    Raises `VersionConflict` (loaded at another version) or the engine's `EngineError`: then
+    nothing has changed, neither the state nor the row."""
     game, current = loaded.game, loaded.state
     if game.version != expected_version:
         raise VersionConflict(game.pk)
     notifications = current.apply(entry.action)
     seq = expected_version + 1
-    summarise(game, current, version=seq)
-    public = selectors.seed_as_text(engine.public_view(current))  # the answer and the push
-    row = GameEntry(
+    now = timezone.now()  # one instant: the entry's, and that of the turn it may begin
+    summarise(game, current, version=seq, now=now)
+    return GameEntry(
         game=game,
         seq=seq,
         actor=entry.actor,
@@ -251,20 +258,29 @@ def append(loaded: Loaded, entry: NewEntry, *, expected_version: int) -> GameEnt
         action=engine.encode_action(entry.action),
         notifications=notifications,
         idempotency_key=entry.idempotency_key,
-        created_at=timezone.now(),
+        created_at=now,
     )
-    row.response = selectors.entry_response(game, current, row, entry.seat, public)
+
+
+def write(loaded: Loaded, row: GameEntry, *, expected_version: int) -> None:
+    """Write a prepared entry and the game row's summary, if the row is still at
+    `expected_version`: one statement (`APPEND_SQL`), in the caller's transaction if any.
+
+    Raises `VersionConflict` (another append came first; nothing written), or `IntegrityError`
+    when a unique key refuses the entry (the idempotency key was used before; nothing written,
+    the caller's transaction still usable). Either leaves `loaded` stale: load again. Once
+    the transaction commits, this process caches the state after the entry."""
+    game = loaded.game
     written = _write_sql if _vendor(GameEntry) == "postgresql" else _write_orm
-    # The entry that ends a game commits with the ratings it moves, or neither is written;
-    # every other entry stays one statement.
-    ending = current.over and not current.aborted
-    with transaction.atomic(using=router.db_for_write(GameEntry)) if ending else nullcontext():
-        if not written(game, row, expected_version):
-            raise VersionConflict(game.pk)
-        if ending:
-            ratings.game_ended(game=game, seats=loaded.seats, final=current)
-    _after_commit(loaded, seq, notifications, public=public, by_seat=entry.seat)
-    return row
+    if not written(game, row, expected_version):
+        raise VersionConflict(game.pk)
+    _remember_on_commit(game, row.seq, loaded.state)
+
+
+def _remember_on_commit(game: Game, seq: int, current: engine.Game) -> None:
+    # taken now: the state may be played on before the commit (a deadline, then a timeout)
+    snapshot = current.clone()
+    transaction.on_commit(lambda: state.remember(game, seq, snapshot))
 
 
 def _write_sql(game: Game, row: GameEntry, expected: int) -> bool:
@@ -295,21 +311,22 @@ def _write_orm(game: Game, row: GameEntry, expected: int) -> bool:
     return True
 
 
-def begin(game: Game, started: engine.Game, notifications: list[dict]) -> GameEntry:
+def begin(game: Game, started: engine.Game, notifications: list[dict]) -> Loaded:
     """The log's first entry (seq 0: the setup, no action) of a game its caller has locked
-    and set up, and the row's summary; published after commit like any entry."""
-    entry = GameEntry.objects.create(game=game, seq=0, action=None, notifications=notifications)
+    and set up, and the row's summary; cached after commit like any entry. Returns the game
+    as a write path holds it (for its caller to tell the players)."""
+    GameEntry.objects.create(game=game, seq=0, action=None, notifications=notifications)
     summarise(game, started, version=0)
     game.save()
-    _after_commit(Loaded(game, _seats(game.pk), started), 0, notifications)
-    return entry
+    _remember_on_commit(game, 0, started)
+    return Loaded(game, _seats(game.pk), started)
 
 
 def summarise(
     game: Game, current: engine.Game, *, version: int, now: datetime | None = None
 ) -> None:
     """The game row's summary of its log after `current`; a new turn restarts the clock.
-    `now`: the time of the entry (the present, but for bench/_history.py's made-up history)."""
+    `now`: the time of the entry (the present if not given; bench/_history.py makes up a past)."""
     now = now or timezone.now()
     game.version = version
     game.active_seat = current.current_player()
@@ -320,51 +337,5 @@ def summarise(
     if current.over:
         game.status = Game.Status.ABORTED if current.aborted else Game.Status.FINISHED
         game.finished_at = now
-        game.result = current.result
+        game.result = None if current.result is None else current.result.to_json()
     game.next_deadline_at = game.compute_next_deadline()
-
-
-def _after_commit(
-    loaded: Loaded,
-    seq: int,
-    notifications: list[dict],
-    *,
-    public: dict | None = None,
-    by_seat: int | None = None,
-) -> None:
-    """Once committed: keep the state, push the entry, tell the player whose turn began, and
-    have a bot left on turn by anything but its own move (its turn began; a deadline, a
-    timeout or a moderator moved the version its task was made for) plan on the new state.
-    All is taken now, as the state may be played on before the commit (a deadline, then a
-    timeout). `by_seat`: the seat whose action the entry is (None: the server's)."""
-    game, current = loaded.game, loaded.state
-    snapshot = current.clone()
-    message = events.entry_message(
-        game_id=game.pk,
-        commitment=game.seed_commitment,
-        seq=seq,
-        notifications=notifications,
-        current=current,
-        clock=selectors.clock_of(game),
-        public=public
-        if public is not None
-        else selectors.seed_as_text(engine.public_view(current)),
-    )
-    active = message["active_seat"]
-    starts = {"type": "turn_started", "seat": active}
-    began = any(n.items() >= starts.items() for n in notifications)
-    mover = next((s for s in loaded.seats if s.seat == active), None)
-    turn_of = mover if began else None
-    bot_plans = mover is not None and bool(mover.bot) and (began or by_seat != active)
-
-    def committed():
-        state.remember(game, seq, snapshot)
-        events.entry_committed(
-            game_id=game.pk,
-            message=message,
-            your_turn=turn_of.user_id if turn_of and not turn_of.bot else None,
-            email=turn_of is not None and turn_of.email_on_turn,
-            bot=bot_plans,
-        )
-
-    transaction.on_commit(committed)

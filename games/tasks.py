@@ -8,7 +8,7 @@ from celery import shared_task
 from django.conf import settings
 from django.db import InterfaceError, OperationalError
 
-from games import archive, push
+from games import archive
 from games.services import bots, clocks, notifications
 from taxi_project.dbpool import purge_dead_connections
 
@@ -67,7 +67,8 @@ def wake_bots() -> int:
 
 @shared_task(ignore_result=True)
 def push_notify(kind: str, game_id: int, user_ids: list[int], version: int | None, message=None):
-    """Push "your turn", "game ended" or a chat message to the players' devices (games/push.py)."""
-    return push.devices_notify(
+    """Push "your turn", "game ended" or a chat message to the players' devices, those still
+    due it (games/services/notifications.py; the push itself: games/push.py)."""
+    return notifications.devices_notify(
         kind=kind, game_id=game_id, user_ids=user_ids, version=version, message=message
     )

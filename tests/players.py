@@ -88,15 +88,16 @@ def finished_game(players: list[Player], *, max_turns: int = 2000, **options) ->
 
 def finished_by_autopilot(players: list[Player], **options) -> int:
     """A game started over the API and played to its end by the autopilot straight through the
-    repository's append (the write path, with its ratings hook), without HTTP. Its id."""
+    write paths' append (`entries.entry_append`: its ratings too), without HTTP. Its id."""
     game_id = start_game(players, **{"movement": "faster", **options})
     played_out(game_id)
     return game_id
 
 
 def played_out(game_id: int) -> None:
-    """A running game played to its end by the autopilot through the repository's append."""
+    """A running game played to its end by the autopilot through the write paths' append."""
     from games import repository
+    from games.services import entries
 
     loaded = repository.load(game_id)
     users = {seat.seat: seat.user_id for seat in loaded.seats}
@@ -105,4 +106,4 @@ def played_out(game_id: int) -> None:
         entry = repository.NewEntry(
             engine.autopilot_action(loaded.state), actor=User(pk=users[seat]), seat=seat
         )
-        repository.append(loaded, entry, expected_version=loaded.game.version)
+        entries.entry_append(loaded, entry, expected_version=loaded.game.version)

@@ -1,11 +1,12 @@
-"""The house's structural rules, checked on the source: no import cycle, no private name of
-the frameworks, one writer of the log, one error vocabulary that is translated, documented
-and in the OpenAPI schema."""
+"""The house's structural rules, checked on the source: no import cycle, layers that point down
+through any chain of imports, no private name of the frameworks, one writer of the log, one
+error vocabulary that is translated, documented and in the OpenAPI schema."""
 
 from __future__ import annotations
 
 import ast
 import re
+from collections import deque
 from pathlib import Path
 
 import pytest
@@ -29,22 +30,53 @@ def _modules() -> dict[str, Path]:
     return found
 
 
-def _imports(path: Path, modules: dict[str, Path]) -> set[str]:
+def _imports(path: Path, modules: dict[str, Path], *, typing: bool = True) -> set[str]:
     """Every project module `path` imports, at its top or inside a function."""
+    name = ".".join(path.relative_to(ROOT).with_suffix("").parts).removesuffix(".__init__")
+    package = path.name == "__init__.py"
+    return imports_in(path.read_text(), name, modules, package=package, typing=typing)
+
+
+def imports_in(
+    source: str, name: str, modules, *, package: bool = False, typing: bool = True
+) -> set[str]:
+    """The modules of `modules` that the source of module `name` imports, absolute or
+    relative: at its top, inside a function, and (with `typing`) under `if TYPE_CHECKING`,
+    which is a dependency too, though one that never runs."""
+    here = name.split(".") if package else name.split(".")[:-1]
+    tree = ast.parse(source)
+    typing_only = {
+        id(inner)
+        for node in ast.walk(tree)
+        if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test)
+        for block in node.body
+        for inner in ast.walk(block)
+    }
     found = set()
-    for node in ast.walk(ast.parse(path.read_text())):
-        if isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+    for node in ast.walk(tree):
+        if not typing and id(node) in typing_only:
+            continue
+        if isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                base = ".".join([*here[: len(here) - node.level + 1], *filter(None, [base])])
             for alias in node.names:
-                name = f"{node.module}.{alias.name}"
-                found.add(name if name in modules else node.module)
+                full = f"{base}.{alias.name}"
+                found.add(full if full in modules else base)
         elif isinstance(node, ast.Import):
             found.update(alias.name for alias in node.names)
-    return {name for name in found if name in modules}
+    return {module for module in found if module in modules} - {name}
+
+
+def import_graph(*, typing: bool = True) -> dict[str, set[str]]:
+    modules = _modules()
+    return {name: _imports(path, modules, typing=typing) for name, path in modules.items()}
 
 
 def test_no_import_cycle_anywhere_in_the_project():
-    modules = _modules()
-    graph = {name: _imports(path, modules) - {name} for name, path in modules.items()}
+    """At run time: an import only type checking sees may close a loop (the engine's
+    autopilot names the `Game` it reads)."""
+    graph = import_graph(typing=False)
     cycles = []
 
     def visit(name, trail):
@@ -60,6 +92,169 @@ def test_no_import_cycle_anywhere_in_the_project():
         if name not in done:
             visit(name, [name])
     assert cycles == []
+
+
+# ---------------------------------------------------------------------------------- layers
+
+#: docs/architecture.md, "Layers", top down. A module may depend on its own layer and those
+#: below it, never on one above, whether it imports it or reaches it through other modules.
+#: The edges: requests, sockets, tasks, admin and pages come in at the top (entrypoints);
+#: what the write paths tell the outside world after commit goes out through the adapters
+#: (the channel layer, devices' pushes, presence), which decide nothing and call no service.
+LAYERS = ("entrypoints", "services", "adapters", "storage", "engine")
+
+#: Every module of PACKAGES, by layer. A name is a module; `name.*` is a package and every
+#: module under it (a folder that is a layer). A module in none fails the test: say where a
+#: new one belongs.
+LAYER_OF = {
+    "entrypoints": (
+        "games", "games.apis", "games.player_apis", "games.consumers", "games.routing",
+        "games.streams", "games.tasks", "games.admin", "games.admin_moderation",
+        "games.admin_replay", "games.web", "games.player_web", "games.web_push", "games.web_urls",
+        "games.urls", "games.apps", "games.serializers", "games.schema", "games.throttles",
+        "games.board_layout", "games.replay_turns", "games.rating_chart", "games.management.*",
+        "accounts", "accounts.apis", "accounts.web", "accounts.urls", "accounts.tasks",
+        "accounts.admin", "accounts.admin_forms", "accounts.apps", "accounts.schema",
+        "accounts.serializers", "accounts.throttles", "accounts.channels_auth",
+        "accounts.credentials", "accounts.origin", "accounts.management.*",
+        "taxi_project", "taxi_project.settings", "taxi_project.urls", "taxi_project.asgi",
+        "taxi_project.wsgi", "taxi_project.celery", "taxi_project.health", "taxi_project.i18n",
+        "taxi_project.body_limit", "taxi_project.connection_limits", "taxi_project.csp",
+        "taxi_project.error_pages", "taxi_project.error_codes", "taxi_project.pagination",
+        "taxi_project.parsers", "taxi_project.renderers", "taxi_project.strict_fields",
+    ),
+    "services": (
+        "games.services.*", "games.selectors", "games.moderation", "games.player_stats",
+        "games.ratings", "games.errors",
+        "accounts.services", "accounts.selectors", "accounts.push", "accounts.authentication",
+        "accounts.errors",
+        "taxi_project.api_errors",
+    ),
+    "adapters": (
+        "games.events", "games.push", "games.presence", "games.wording",
+        "accounts.push_backends", "accounts.push_targets", "accounts.vapid",
+        "accounts.middleware",
+        "taxi_project.cache",
+    ),
+    "storage": (
+        "games.repository", "games.log", "games.archive", "games.models", "games.state",
+        "games.db_guards",
+        "accounts.models", "accounts.names",
+        "taxi_project.dbpool",
+    ),
+    "engine": ("games.engine.*", "games.digit_code", "games.digit_code.engine.*"),
+}  # fmt: skip
+
+
+def _covers(pattern: str, name: str) -> bool:
+    return name == pattern or (pattern.endswith(".*") and f"{name}.".startswith(pattern[:-1]))
+
+
+def layer_of(name: str, table=LAYER_OF) -> str | None:
+    """The module's layer: named as itself, else by the innermost package named with `.*`."""
+    covering = [
+        (pattern != name, -len(pattern), layer)
+        for layer, names in table.items()
+        for pattern in names
+        if _covers(pattern, name)
+    ]
+    return min(covering)[2] if covering else None
+
+
+def upward_reaches(graph: dict[str, set[str]], layer, layers=LAYERS) -> list[str]:
+    """Each module that reaches, through any chain of imports, a module of a layer above its
+    own, with the shortest such chain: `a (storage) → b → c (services)`."""
+    height = {name: len(layers) - number for number, name in enumerate(layers)}
+    found = []
+    for start in sorted(graph):
+        mine = height[layer(start)]
+        came_from = {start: start}
+        queue = deque([start])
+        while queue:
+            name = queue.popleft()
+            above = [n for n in sorted(graph[name]) if height[layer(n)] > mine]
+            if above:
+                chain = [above[0], name]
+                while chain[-1] != start:
+                    chain.append(came_from[chain[-1]])
+                chain.reverse()
+                found.append(
+                    f"{start} ({layer(start)}) → "
+                    + " → ".join(chain[1:-1] + [f"{chain[-1]} ({layer(chain[-1])})"])
+                )
+                break
+            for imported in sorted(graph[name]):
+                if imported not in came_from:
+                    came_from[imported] = name
+                    queue.append(imported)
+    return found
+
+
+def test_every_module_has_a_layer_and_every_name_of_the_table_is_a_module():
+    modules = set(_modules())
+    assert sorted(name for name in modules if layer_of(name) is None) == []
+    named = [pattern for names in LAYER_OF.values() for pattern in names]
+    assert [p for p in named if not any(_covers(p, name) for name in modules)] == []
+    assert sorted(p for p in set(named) if named.count(p) > 1) == []
+
+
+def test_dependencies_point_down_only_through_any_chain_of_imports():
+    """Storage never reaches the services (nor the adapters that tell the outside world), an
+    adapter never reaches a service or a task, the engine reaches nothing but itself."""
+    assert upward_reaches(import_graph(), layer_of) == []
+
+
+def test_the_layer_check_finds_a_break_two_imports_away():
+    layers = {"store": "storage", "helper": "storage", "service": "services",
+              "view": "entrypoints", "rules": "engine"}  # fmt: skip
+    graph = {
+        "view": {"service"},
+        "service": {"store", "rules"},
+        "store": {"helper", "rules"},
+        "helper": set(),
+        "rules": set(),
+    }
+    assert upward_reaches(graph, layers.get) == []
+    graph["helper"] = {"service"}  # storage → a helper of its own layer → a service
+    assert upward_reaches(graph, layers.get) == [
+        "helper (storage) → service (services)",
+        "store (storage) → helper → service (services)",
+    ]
+    graph["helper"], graph["rules"] = set(), {"view"}  # the engine → an entrypoint
+    assert upward_reaches(graph, layers.get) == [
+        "rules (engine) → view (entrypoints)",
+        "service (services) → rules → view (entrypoints)",
+        "store (storage) → rules → view (entrypoints)",
+    ]
+
+
+def test_imports_are_found_inside_functions_and_relative_ones_resolved():
+    modules = {"games.push", "games.events", "games.engine", "games.engine.game"}
+    source = "from . import events\n\ndef later():\n    from games import push\n"
+    assert imports_in(source, "games.repository", modules) == {"games.events", "games.push"}
+    assert imports_in("from .game import Game\n", "games.engine", modules, package=True) == {
+        "games.engine.game"
+    }
+    typed = "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from .game import Game\n"
+    assert imports_in(typed, "games.engine.autopilot", modules) == {"games.engine.game"}
+    assert imports_in(typed, "games.engine.autopilot", modules, typing=False) == set()
+
+
+def test_every_append_goes_through_the_write_path():
+    """The repository stores; `games/services/entries.py` alone calls its writes, so every
+    entry gets its answer, its ratings and its notices."""
+    writes = re.compile(r"repository\.(append|prepare|write|begin)\(")
+    callers = []
+    for package in PACKAGES:
+        for path in (ROOT / package).rglob("*.py"):
+            if path.relative_to(ROOT).as_posix() in (
+                "games/services/entries.py",
+                "games/repository.py",
+            ):
+                continue
+            if writes.search(path.read_text()):
+                callers.append(str(path.relative_to(ROOT)))
+    assert callers == []
 
 
 def test_services_never_import_tasks():

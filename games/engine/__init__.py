@@ -3,6 +3,7 @@
     game, notifications = new_game(Options(movement="fast"), players=4, seed=7)
     game.legal_actions()               # [Step(seat=0, to='9S'), …]
     notifications = game.apply({"type": "step", "seat": 0, "to": "9S"})
+    game.result                        # Outcome(incomes, ranking) once over; .to_json()
     replay(Setup(options, 4, 7), game.history) == game
 
 See docs/architecture.md for the API and RULES.md for the rules each part implements.
@@ -33,7 +34,7 @@ from .actions import (
 from .autopilot import autopilot_action
 from .board import AREAS, ATTRIBUTION, DISTANCE, NEIGHBOURS, distance
 from .errors import Code, EngineError, IllegalAction, InvalidSetup, MalformedAction
-from .game import RULES_VERSION, Game, new_game
+from .game import RULES_VERSION, Game, Outcome, new_game
 from .notifications import Notification
 from .options import Options
 from .replay import SUPPORTED_RULES_VERSIONS, Setup, replay, replay_notifications, start, verify
@@ -45,8 +46,8 @@ __all__ = [
     "PLAYER_ACTIONS",
     "RULES_VERSION", "SERVER_ACTIONS", "SUPPORTED_RULES_VERSIONS",
     "Abort", "Action", "Code", "Deadline", "Decline", "EngineError", "Game", "IllegalAction",
-    "InvalidSetup", "MalformedAction", "Notification", "Options", "Pass", "Pickup", "Restore",
-    "Resign", "Setup",
+    "InvalidSetup", "MalformedAction", "Notification", "Options", "Outcome", "Pass", "Pickup",
+    "Restore", "Resign", "Setup",
     "Step", "Stop", "Timeout", "Turn", "Undo", "Zombify",
     "autopilot_action", "decode_action", "distance", "encode_action", "full_view", "new_game",
     "player_view", "public_view", "replay", "replay_notifications", "seed_commitment",

@@ -14,6 +14,7 @@ or is over.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 from typing import Any, Literal
 
 from .actions import (
@@ -56,6 +57,19 @@ ZOMBIE_TURN_LIMIT = 10_000
 Citizen = tuple[str, str]  # (origin, destination)
 
 
+@dataclass(frozen=True, slots=True)
+class Outcome:
+    """How a game ended (G3): each seat's income, and the seats by rank, best first, seats
+    that tie sharing a rank (each rank's seats ascending). None on an aborted game."""
+
+    incomes: tuple[int, ...]
+    ranking: tuple[tuple[int, ...], ...]
+
+    def to_json(self) -> Result:
+        """The shape the API, the frames, the export and the logs carry."""
+        return {"incomes": list(self.incomes), "ranking": [list(rank) for rank in self.ranking]}
+
+
 def citizen_json(citizen: Citizen) -> CitizenJson:
     return {"origin": citizen[0], "destination": citizen[1]}
 
@@ -95,7 +109,7 @@ class Game:
     turn: int
     zombies: list[bool]  # per seat: played by the autopilot (K3)
     timeouts: list[int]  # per seat: timed-out turns in a row (K3)
-    result: Result | None
+    result: Outcome | None
     aborted: str | None  # the reason, if the game was aborted
     history: list[Action]
     #: What the action being applied says. Outside `apply` it is None, so that a notification
@@ -231,14 +245,6 @@ class Game:
         other.zombies = self.zombies[:]
         other.timeouts = self.timeouts[:]
         other.history = self.history[:]
-        other.result = (
-            None
-            if self.result is None
-            else {
-                "incomes": self.result["incomes"][:],
-                "ranking": [r[:] for r in self.result["ranking"]],
-            }
-        )
         return other
 
     def state_key(self) -> tuple[object, ...]:
@@ -568,12 +574,13 @@ class Game:
     def _end_game(self) -> None:
         """G3: rank by income; equal incomes share a rank."""
         self.phase = OVER
-        incomes = self.income[:]
-        ranking: list[list[int]] = []
-        for value in sorted(set(incomes), reverse=True):
-            ranking.append([seat for seat, income in enumerate(incomes) if income == value])
-        self.result = {"incomes": incomes, "ranking": ranking}
-        self._out.append({"type": "game_ended", "incomes": incomes, "ranking": ranking})
+        incomes = tuple(self.income)
+        ranking = tuple(
+            tuple(seat for seat, income in enumerate(incomes) if income == value)
+            for value in sorted(set(incomes), reverse=True)
+        )
+        self.result = Outcome(incomes, ranking)
+        self._out.append({"type": "game_ended", **self.result.to_json()})
 
     def _play_automatic(self) -> None:
         """Play what needs no decision: blocked taxis pass (T7), zombies' turns (K3)."""

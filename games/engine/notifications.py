@@ -16,7 +16,8 @@ class CitizenJson(TypedDict):
 
 
 class Result(TypedDict):
-    """G3: each seat's income, and the seats by rank (best first, ties share a rank)."""
+    """G3: each seat's income, and the seats by rank (best first, ties share a rank): the
+    JSON of a game's `Outcome` (`Outcome.to_json()`)."""
 
     incomes: list[int]
     ranking: list[list[int]]

@@ -72,7 +72,7 @@ def simulate(
             "seed": seed + k,
             "options": {"players": players, **options.to_json()},
             "notifications": notifications,
-            "result": game.result,
+            "result": None if game.result is None else game.result.to_json(),
         }
 
 

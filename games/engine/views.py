@@ -99,7 +99,7 @@ def public_view(game: Game) -> PublicView:
             }
             for seat in range(game.players)
         ],
-        "result": game.result,
+        "result": None if game.result is None else game.result.to_json(),
         "abort_reason": game.aborted,
     }
     if over:

@@ -8,7 +8,7 @@ from django.db import transaction
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
-from games import events, selectors
+from games import events, push, selectors
 from games.errors import ChatRateLimited, InvalidChatMessage, MessageNotFound, NotAPlayer
 from games.models import ChatMessage, Seat
 from games.services.tables import locked_game
@@ -35,8 +35,14 @@ def chat_post(*, game_id: int, user, text: str) -> ChatMessage:
             raise ChatRateLimited()
         message = ChatMessage.objects.create(game=game, author=user, seat=seat.seat, text=text)
         public = selectors.chat_public(message)
-        transaction.on_commit(lambda: events.chat_posted(game_id=game_id, message=public))
+        transaction.on_commit(lambda: _chat_told(game_id=game_id, message=public))
     return message
+
+
+def _chat_told(*, game_id: int, message: dict) -> None:
+    """Once committed: the game's sockets, and the other players' devices."""
+    events.chat_posted(game_id=game_id, message=message)
+    push.chat_posted(game_id=game_id, message=message)
 
 
 def chat_hide(*, message_id: int, moderator, reason: str = "") -> ChatMessage:

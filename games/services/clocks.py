@@ -13,7 +13,7 @@ from django.utils import timezone
 from games import engine, events, repository
 from games.errors import GameNotFound
 from games.models import Game, GameEntry
-from games.services import bot_workers
+from games.services import bot_workers, entries
 
 log = logging.getLogger(__name__)
 
@@ -129,6 +129,6 @@ def _bot_plays_on(loaded: repository.Loaded, turn_deadline, now) -> bool:
 
 
 def _server_append(loaded: repository.Loaded, action: engine.Action) -> GameEntry:
-    return repository.append(
+    return entries.entry_append(
         loaded, repository.NewEntry(action), expected_version=loaded.game.version
     )

@@ -17,7 +17,7 @@ from games.errors import (
     StaleVersion,
 )
 from games.models import Game, GameEntry
-from games.services import clocks
+from games.services import clocks, entries
 from taxi_project.api_errors import ApiError
 
 
@@ -30,7 +30,7 @@ class MoveResult:
 def move_submit(
     *, game_id: int, user, action: dict, version: int, idempotency_key: str
 ) -> MoveResult:
-    """Check the action against the game at `version` and append it (`games.repository`).
+    """Check the action against the game at `version` and append it (`entries.entry_append`).
 
     Optimistic: no lock is held while the engine works; the append writes only if the game is
     still at `version`, else 409 `stale_version` with the version now. A retry is looked for
@@ -61,7 +61,7 @@ def move_submit(
             _player_action(action, seat), actor=user, seat=seat, idempotency_key=idempotency_key
         )
         try:
-            written = repository.append(loaded, entry, expected_version=version)
+            written = entries.entry_append(loaded, entry, expected_version=version)
         except repository.VersionConflict:  # another append committed since the read
             raise StaleVersion.at(repository.version_now(game_id), version) from None
     except (ApiError, engine.EngineError):

@@ -1,7 +1,7 @@
 """Ratings as a projection of the logs: written with the entry that ends a game,
 rebuilt from the logs to prove it.
 
-    ratings.game_ended(game=row, seats=loaded.seats, final=state)  # games/repository.append
+    ratings.game_ended(game=row, seats=loaded.seats, final=state)  # entries.entry_append
     ratings.ratings_rebuilt()  # -> Rebuilt(changes, ratings): what the logs say, to compare
 
 The rules (which games rate whom, ties, quitters last, repeated pairs, real play, provisional
@@ -58,7 +58,7 @@ def finished_game(
     `joined`: when each of those accounts was made."""
     return FinishedGame(
         players=players,
-        ranking=tuple(tuple(rank) for rank in final.result["ranking"]),
+        ranking=final.result.ranking,
         ended_on=_utc_day(game.finished_at),
         quit=frozenset(seat for seat, zombie in enumerate(final.zombies) if zombie),
         rated=game.rated,

@@ -15,7 +15,7 @@ from django.db import transaction
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
-from games import engine, events, repository, selectors
+from games import engine, events, selectors
 from games.errors import (
     AlreadySeated,
     GameNotFound,
@@ -26,6 +26,7 @@ from games.errors import (
     TooManyTables,
 )
 from games.models import CLOCK_SECONDS, Clock, Game, Seat
+from games.services import entries
 from games.services.bots import bot_accounts
 
 
@@ -184,7 +185,7 @@ def _game_start(game: Game) -> None:
     game.seed = str(seed)
     game.seed_commitment = engine.seed_commitment(seed)
     game.started_at = timezone.now()
-    repository.begin(game, started, notifications)
+    entries.game_begin(game, started, notifications)
 
 
 def _announce_table(game_id: int) -> None:

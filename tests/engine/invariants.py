@@ -534,7 +534,7 @@ class Referee:
             same("K3", "timeouts in a row", self.timeouts, game.timeouts)
         same("G1", "game over", self.over, game.over)
         if self.over:
-            same("G3", "result", self.result, game.result)
+            same("G3", "result", self.result, game.result and game.result.to_json())
         else:
             same("T8", "active seat", self.active, game.active)
             same("T3", "turn start", self.turn_start, game.turn_start)
@@ -579,10 +579,10 @@ def check_state(game: Game, *, thorough: bool = False) -> None:
         passengers = [len(r) for r in game.passengers]
         if not game_must_end(len(game.waiting), passengers):
             fail("G1", f"the game is over with {len(game.waiting)} waiting, riding {passengers}")
-        if game.result is None or game.result["incomes"] != game.income:
+        if game.result is None or list(game.result.incomes) != game.income:
             fail("G3", f"result {game.result} does not hold the incomes {game.income}")
-        if game.result["ranking"] != ranking_of(game.income):
-            fail("G3", f"ranking {game.result['ranking']} does not follow incomes {game.income}")
+        if game.result.to_json()["ranking"] != ranking_of(game.income):
+            fail("G3", f"ranking {game.result.ranking} does not follow incomes {game.income}")
         return
     seat = game.active
     if not game.waiting:

@@ -1,6 +1,6 @@
 """Game end G1–G3."""
 
-from games.engine import Code, Decline, Options, Pickup, Step, Stop
+from games.engine import Code, Decline, Options, Outcome, Pickup, Step, Stop
 from tests.engine.scenario import arrange, types
 from tests.engine.test_turn import FIVE_TAXIS, refused
 
@@ -69,7 +69,8 @@ def test_G3_riders_pay_nothing_and_equal_incomes_share_a_rank():
     game.apply(Stop(0))
     notes = game.apply(Pickup(0, "5D"))
     assert notes[-1] == {"type": "game_ended", "incomes": [5, 3, 5], "ranking": [[0, 2], [1]]}
-    assert game.result == {"incomes": [5, 3, 5], "ranking": [[0, 2], [1]]}
+    assert game.result == Outcome(incomes=(5, 3, 5), ranking=((0, 2), (1,)))
+    assert game.result.to_json() == {"incomes": [5, 3, 5], "ranking": [[0, 2], [1]]}
 
 
 def test_G3_ranking_orders_by_income():

@@ -200,8 +200,8 @@ def test_every_action_keeps_the_rules_S1_S7_C1_T1_T8_P1_P4_D1_D4_G1_G3_K2_K3(
     With `interrupt`, timeouts, zombies, clock deadlines and whole-turn actions are mixed in."""
     game, log, referee = play(setup, policy, choice_seed, interrupt)
     if game.over and game.aborted is None:
-        assert referee.result == game.result
-        assert [sum(f) for f in referee.fares] == game.result["incomes"]
+        assert referee.result == game.result.to_json()
+        assert tuple(sum(f) for f in referee.fares) == game.result.incomes
 
 
 @FAST

@@ -15,6 +15,7 @@ from django.core.management import call_command
 from accounts.models import User
 from games import engine, repository
 from games.models import Game, PlayerRating, RatingChange
+from games.services import entries
 from tests.players import play_turn, seat_players, start_game
 
 DAY_0 = datetime.datetime(2026, 11, 2, 9, 0, tzinfo=datetime.UTC)
@@ -29,7 +30,7 @@ def _finish_by_autopilot(game_id: int) -> Game:
         entry = repository.NewEntry(
             engine.autopilot_action(loaded.state), actor=User(pk=users[seat]), seat=seat
         )
-        repository.append(loaded, entry, expected_version=loaded.game.version)
+        entries.entry_append(loaded, entry, expected_version=loaded.game.version)
     return Game.objects.get(pk=game_id)
 
 

@@ -10,6 +10,7 @@ from django.core.management import CommandError, call_command
 from games import engine, repository, state
 from games.models import Game, PlayerRating, RatingChange
 from games.ratings import PairCounts, Rating, rate
+from games.services import entries
 from games.services.ratings import finished_game, rating_policy
 from tests.players import finished_by_autopilot, play_turn, seat_players, start_game
 
@@ -106,7 +107,7 @@ def test_unrated_tables_and_aborted_games_change_no_rating(make_player):
     aborted = start_game([make_player(), make_player()], movement="faster")
     loaded = repository.load(aborted)
     entry = repository.NewEntry(engine.Abort("a moderator's test"))
-    repository.append(loaded, entry, expected_version=loaded.game.version)
+    entries.entry_append(loaded, entry, expected_version=loaded.game.version)
     assert Game.objects.get(pk=aborted).status == "aborted"
     assert not RatingChange.objects.exists() and not PlayerRating.objects.exists()
 

@@ -145,10 +145,10 @@ def test_a_game_from_the_engine_rates_through_its_result():
     played.apply(Resign(2))
     while not played.over:
         played.apply(autopilot_action(played))
-    finished = game("abcd", played.result["ranking"], quit={2})
+    finished = game("abcd", played.result.ranking, quit={2})
     new = rate(finished, {}, PairCounts())
     assert new["c"].mu == min(r.mu for r in new.values())
-    best = played.result["ranking"][0]
+    best = played.result.ranking[0]
     assert all(new["abcd"[s]].mu > Rating().mu for s in best if s != 2)
 
 

@@ -33,7 +33,7 @@ def playout(game: Game) -> None:
 
 def score(game: Game, seat: int) -> float:
     if game.over and game.result is not None:
-        incomes = game.result["incomes"]
+        incomes = game.result.incomes
         best_other = max(income for other, income in enumerate(incomes) if other != seat)
         mine = incomes[seat]
         if mine > best_other:

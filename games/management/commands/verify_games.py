@@ -71,7 +71,7 @@ def _summary_differences(game: Game, current: engine.Game, *, version: int) -> I
         "active_seat": current.current_player(),
         "turn_number": current.turn,
         "deadlines_reached": current.deadline,
-        "result": current.result if current.over else None,
+        "result": current.result.to_json() if current.result is not None else None,
     }
     for field, value in expected.items():
         stored = getattr(game, field)
