@@ -4,8 +4,9 @@
     python3 dev.py serve [uvicorn args...]   migrate, then serve on http://127.0.0.1:8000
                                              with a Celery worker (+beat) beside it
     python3 dev.py test [--quick] [pytest args...]
-                                             run the test suite (--quick: the fast subset,
-                                             tests/quick.py)
+                                             run the test suite, on two processes (--quick:
+                                             the fast subset, tests/quick.py; a path: just
+                                             that, in one process)
     python3 dev.py typecheck [mypy args...]  run mypy on games/, accounts/ and taxi_project/
                                              (pyproject.toml [tool.mypy]), as CI does
     python3 dev.py bench [SCRIPT [args...]]  run bench/SCRIPT.py (no SCRIPT: list them)
@@ -152,11 +153,33 @@ def serve(args: list[str]) -> int:
                 child.wait()
 
 
+# The whole suite runs on two processes (pytest-xdist), whole files each: tests/conftest.py
+# says how the files are shared out.
+PARALLEL = ["--numprocesses", "2", "--dist", "loadfile"]
+
+
+def parallel(args: list[str]) -> bool:
+    """Only for the whole suite (or a part chosen by -k/-m): with a path, --quick, -s, --pdb,
+    or the caller's own -n/--dist/-p no:xdist, pytest runs as asked, in this process."""
+    if "--quick" in args or "no:xdist" in args:
+        return False
+    for arg in args:
+        if arg.startswith(("-n", "--numprocesses", "--dist", "--pdb", "--trace", "-s")):
+            return False
+        if arg == "--capture=no":
+            return False
+        if not arg.startswith("-") and (ROOT / arg.split("::")[0]).exists():
+            return False  # a path: run just that, here
+    return True
+
+
 def test(args: list[str]) -> NoReturn:
     ensure_venv("test")
     # exec: pytest's exit status becomes ours, and Ctrl-C goes straight to pytest.
     # --quick is pytest's own option (tests/quick.py).
     os.chdir(ROOT)
+    if parallel(args):
+        args = [*PARALLEL, *args]
     os.execv(str(VENV_PYTHON), [str(VENV_PYTHON), "-m", "pytest", *args])
 
 
