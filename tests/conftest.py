@@ -185,6 +185,30 @@ def committed_db(request, transactional_db, django_db_blocker):
             db_guards.uninstall_all(connection)
 
 
+# --- Rows shared by a module's tests --------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def module_db(django_db_setup, django_db_blocker):
+    """For module-scoped fixtures that write what every test of the module reads (players, a
+    finished game): one transaction around the module, rolled back at its end, as Django's
+    `setUpTestData` does for a class. Each test (`db`) still runs in a savepoint of its own,
+    rolled back after it, so a test's changes never reach the next. Yields a context manager
+    that lets the fixture reach the database. Only for modules whose tests all use `db`: a
+    committing test (`transactional_db`, `committed_db`) cannot run inside it."""
+    from django.db import transaction
+
+    with django_db_blocker.unblock():
+        outer = transaction.atomic()
+        outer.__enter__()
+    try:
+        yield django_db_blocker.unblock
+    finally:
+        with django_db_blocker.unblock():
+            transaction.set_rollback(True)
+            outer.__exit__(None, None, None)
+
+
 # --- Players and the state cache ------------------------------------------------------------
 
 
@@ -215,10 +239,15 @@ def make_player(db):
     return Player
 
 
-@pytest.fixture(autouse=True)
-def _fast_password_hashing(settings):
-    """Hashing a password the production way takes most of a second; tests make many users."""
-    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+@pytest.fixture(autouse=True, scope="session")
+def _fast_password_hashing():
+    """Hashing a password the production way takes most of a second; tests make many users.
+    For the whole session, so module-scoped fixtures make theirs fast too; a test that needs
+    the production hashers sets them (`settings.PASSWORD_HASHERS = ...`) over this."""
+    from django.test import override_settings
+
+    with override_settings(PASSWORD_HASHERS=["django.contrib.auth.hashers.MD5PasswordHasher"]):
+        yield
 
 
 @pytest.fixture(autouse=True)
