@@ -116,6 +116,18 @@ def ensure_venv(lock: str) -> None:
     # every installed package's own requirements are met: catches a lock resolved on a Python
     # whose markers differ from this one's
     subprocess.run([*run_pip, "check"], check=True, stdout=subprocess.DEVNULL)
+    if lock != "runtime":
+        # The test suite starts dozens of Python processes (servers, workers, tools), each
+        # importing most of .venv: compile it once now, on every core, rather than in each of
+        # them (in all of them when PYTHONDONTWRITEBYTECODE is set, as on some CI images)
+        site = subprocess.run(
+            [str(VENV_PYTHON), "-c", "import sysconfig; print(sysconfig.get_path('purelib'))"],
+            check=True,
+            capture_output=True,
+            text=True,
+        ).stdout.strip()
+        compileall = [str(VENV_PYTHON), "-m", "compileall", "-q", "-j", "0", site]
+        subprocess.run(compileall, check=False, stdout=subprocess.DEVNULL)  # best effort
     installed[lock] = wanted
     INSTALLED.write_text(json.dumps(installed, indent=1) + "\n")
 
