@@ -165,14 +165,14 @@ def serve(args: list[str]) -> int:
                 child.wait()
 
 
-# The whole suite runs on two processes (pytest-xdist), whole files each: tests/conftest.py
-# says how the files are shared out.
-PARALLEL = ["--numprocesses", "2", "--dist", "loadfile"]
+# The whole suite runs on two processes (pytest-xdist), whole files each (pyproject.toml's
+# --dist loadfile): tests/conftest.py says how the files are shared out.
+PARALLEL = ["--numprocesses", "2"]
 
 
 def parallel(args: list[str]) -> bool:
     """Only for the whole suite (or a part chosen by -k/-m): with a path, --quick, -s, --pdb,
-    or the caller's own -n/--dist/-p no:xdist, pytest runs as asked, in this process."""
+    or the caller's own -n/--dist/-p no:xdist, pytest runs as asked (one process unless -n)."""
     if "--quick" in args or "no:xdist" in args:
         return False
     for arg in args:
