@@ -4,8 +4,9 @@
     python3 dev.py serve [uvicorn args...]   migrate, then serve on http://127.0.0.1:8000
                                              with a Celery worker (+beat) beside it
     python3 dev.py test [--quick] [pytest args...]
-                                             run the test suite (--quick: the fast subset,
-                                             tests/quick.py)
+                                             run the test suite, on two processes (--quick:
+                                             the fast subset, tests/quick.py; a path: just
+                                             that, in one process)
     python3 dev.py typecheck [mypy args...]  run mypy on games/, accounts/ and taxi_project/
                                              (pyproject.toml [tool.mypy]), as CI does
     python3 dev.py bench [SCRIPT [args...]]  run bench/SCRIPT.py (no SCRIPT: list them)
@@ -115,6 +116,18 @@ def ensure_venv(lock: str) -> None:
     # every installed package's own requirements are met: catches a lock resolved on a Python
     # whose markers differ from this one's
     subprocess.run([*run_pip, "check"], check=True, stdout=subprocess.DEVNULL)
+    if lock != "runtime":
+        # The test suite starts dozens of Python processes (servers, workers, tools), each
+        # importing most of .venv: compile it once now, on every core, rather than in each of
+        # them (in all of them when PYTHONDONTWRITEBYTECODE is set, as on some CI images)
+        site = subprocess.run(
+            [str(VENV_PYTHON), "-c", "import sysconfig; print(sysconfig.get_path('purelib'))"],
+            check=True,
+            capture_output=True,
+            text=True,
+        ).stdout.strip()
+        compileall = [str(VENV_PYTHON), "-m", "compileall", "-q", "-j", "0", site]
+        subprocess.run(compileall, check=False, stdout=subprocess.DEVNULL)  # best effort
     installed[lock] = wanted
     INSTALLED.write_text(json.dumps(installed, indent=1) + "\n")
 
@@ -152,11 +165,33 @@ def serve(args: list[str]) -> int:
                 child.wait()
 
 
+# The whole suite runs on two processes (pytest-xdist), whole files each (pyproject.toml's
+# --dist loadfile): tests/conftest.py says how the files are shared out.
+PARALLEL = ["--numprocesses", "2"]
+
+
+def parallel(args: list[str]) -> bool:
+    """Only for the whole suite (or a part chosen by -k/-m): with a path, --quick, -s, --pdb,
+    or the caller's own -n/--dist/-p no:xdist, pytest runs as asked (one process unless -n)."""
+    if "--quick" in args or "no:xdist" in args:
+        return False
+    for arg in args:
+        if arg.startswith(("-n", "--numprocesses", "--dist", "--pdb", "--trace", "-s")):
+            return False
+        if arg == "--capture=no":
+            return False
+        if not arg.startswith("-") and (ROOT / arg.split("::")[0]).exists():
+            return False  # a path: run just that, here
+    return True
+
+
 def test(args: list[str]) -> NoReturn:
     ensure_venv("test")
     # exec: pytest's exit status becomes ours, and Ctrl-C goes straight to pytest.
     # --quick is pytest's own option (tests/quick.py).
     os.chdir(ROOT)
+    if parallel(args):
+        args = [*PARALLEL, *args]
     os.execv(str(VENV_PYTHON), [str(VENV_PYTHON), "-m", "pytest", *args])
 
 

@@ -3,17 +3,20 @@
 `@pytest.mark.postgres` needs the real PostgreSQL, `@pytest.mark.redis` the real Redis.
 Locally such tests skip when the service is not configured. With REQUIRE_SERVICES=1 (CI) a
 missing service fails the run at start, and any service test that still ends up skipped fails
-the session: a green CI must mean those tests ran.
+the session: a green CI must mean those tests ran. That holds under pytest-xdist too (`-n 2`,
+how `dev.py test` runs the whole suite): a service test carries a `service` user property that
+travels with its report from the worker to the controller, whose session decides the status.
 """
 
+import functools
 import os
+from pathlib import Path
 
 import pytest
 
 SERVICE_MARKERS = ("postgres", "redis", "browser")
 REQUIRE_SERVICES = os.environ.get("REQUIRE_SERVICES") == "1"
 
-_service_test_ids: set[str] = set()
 _skipped_service_tests: list[str] = []
 
 
@@ -55,7 +58,8 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         for marker in SERVICE_MARKERS:
             if item.get_closest_marker(marker) is None:
                 continue
-            _service_test_ids.add(item.nodeid)
+            # copied onto each of its reports (and serialized with them by xdist)
+            item.user_properties.append(("service", marker))
             if marker in reasons:
                 item.add_marker(pytest.mark.skip(reason=f"needs {marker}: {reasons[marker]}"))
 
@@ -65,7 +69,7 @@ def pytest_runtest_logreport(report: pytest.TestReport) -> None:
         REQUIRE_SERVICES
         and report.skipped
         and not hasattr(report, "wasxfail")
-        and report.nodeid in _service_test_ids
+        and any(name == "service" for name, _ in report.user_properties)
     ):
         _skipped_service_tests.append(report.nodeid)
 
@@ -86,6 +90,60 @@ def pytest_terminal_summary(terminalreporter, exitstatus: int, config: pytest.Co
     )
     for nodeid in _skipped_service_tests:
         terminalreporter.line(f"  {nodeid}")
+
+
+# --- Parallel runs (pytest-xdist) -------------------------------------------------------------
+# `dev.py test` runs the whole suite as `-n 2 --dist loadfile`: each worker process is a run of
+# its own (its test database, its Redis prefix: tests/environment.py), and gets whole files, so
+# a module's live server, browser and module-scoped fixtures are set up once. On top of plain
+# `loadfile`, two things:
+#
+# - Files that hold one Redis database for their Celery worker (tests/tasks/worker.py's
+#   `isolated_redis_url`: a lock, then every key there deleted) go to one worker together:
+#   on two workers at once, one would wait for the other's lock.
+# - The files known to take longest go out first, so that neither worker is left with a long
+#   file at the end while the other idles. Seconds measured on a quiet machine; a file missing
+#   here just keeps its place in collection order.
+
+SLOW_FILES = {
+    "tests/engine/test_soak.py": 165,
+}
+SHARED_REDIS_DATABASE = "tests/tasks/worker.py: isolated_redis_url"
+
+
+@functools.cache
+def _scope_of(path: str) -> str:
+    try:
+        source = (Path(__file__).resolve().parent.parent / path).read_text()
+    except OSError:
+        return path
+    return SHARED_REDIS_DATABASE if "isolated_redis_url(" in source else path
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_make_scheduler(config: pytest.Config, log):
+    if config.getvalue("dist") != "loadfile":
+        return None
+    from xdist.scheduler import LoadFileScheduling
+
+    class SlowFirstFileScheduling(LoadFileScheduling):
+        def _split_scope(self, nodeid: str) -> str:
+            return _scope_of(nodeid.split("::", 1)[0])
+
+        def schedule(self) -> None:
+            if self.collection is None:  # the first call: order the work before it is sent
+                for node, collection in self.registered_collections.items():
+                    self.registered_collections[node] = sorted(collection, key=self._weight)
+            super().schedule()
+
+        def _weight(self, nodeid: str) -> int:
+            scope = self._split_scope(nodeid)
+            if scope == SHARED_REDIS_DATABASE:
+                return -sum(SLOW_FILES.get(p, 0) for p in SLOW_FILES if _scope_of(p) == scope)
+            return -SLOW_FILES.get(scope, 0)
+
+    config.option.loadscopereorder = False  # keep the order above, not the count of tests
+    return SlowFirstFileScheduling(config, log)
 
 
 # --- The append-only log's triggers around SQLite flushes -----------------------------------
@@ -127,6 +185,30 @@ def committed_db(request, transactional_db, django_db_blocker):
             db_guards.uninstall_all(connection)
 
 
+# --- Rows shared by a module's tests --------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def module_db(django_db_setup, django_db_blocker):
+    """For module-scoped fixtures that write what every test of the module reads (players, a
+    finished game): one transaction around the module, rolled back at its end, as Django's
+    `setUpTestData` does for a class. Each test (`db`) still runs in a savepoint of its own,
+    rolled back after it, so a test's changes never reach the next. Yields a context manager
+    that lets the fixture reach the database. Only for modules whose tests all use `db`: a
+    committing test (`transactional_db`, `committed_db`) cannot run inside it."""
+    from django.db import transaction
+
+    with django_db_blocker.unblock():
+        outer = transaction.atomic()
+        outer.__enter__()
+    try:
+        yield django_db_blocker.unblock
+    finally:
+        with django_db_blocker.unblock():
+            transaction.set_rollback(True)
+            outer.__exit__(None, None, None)
+
+
 # --- Players and the state cache ------------------------------------------------------------
 
 
@@ -157,10 +239,15 @@ def make_player(db):
     return Player
 
 
-@pytest.fixture(autouse=True)
-def _fast_password_hashing(settings):
-    """Hashing a password the production way takes most of a second; tests make many users."""
-    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+@pytest.fixture(autouse=True, scope="session")
+def _fast_password_hashing():
+    """Hashing a password the production way takes most of a second; tests make many users.
+    For the whole session, so module-scoped fixtures make theirs fast too; a test that needs
+    the production hashers sets them (`settings.PASSWORD_HASHERS = ...`) over this."""
+    from django.test import override_settings
+
+    with override_settings(PASSWORD_HASHERS=["django.contrib.auth.hashers.MD5PasswordHasher"]):
+        yield
 
 
 @pytest.fixture(autouse=True)

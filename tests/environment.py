@@ -24,3 +24,8 @@ os.environ.setdefault("DB_POOL_MAX_SIZE", "0")
 # other's: two runs on one Redis server never receive each other's pushes (settings:
 # REDIS_PREFIX). Tests of the prefix itself give their servers their own.
 os.environ.setdefault("REDIS_PREFIX", f"test-{os.getpid()}")
+# Under pytest-xdist each worker is a run of its own (its own test database: settings name it by
+# pid), but inherits the controller's environment: give it its own prefix too, or two workers'
+# game 1 would share one channel-layer group.
+if worker := os.environ.get("PYTEST_XDIST_WORKER"):
+    os.environ["REDIS_PREFIX"] = f"{os.environ['REDIS_PREFIX']}-{worker}"

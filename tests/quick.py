@@ -10,6 +10,23 @@ translations) and the lock files' checks. Chosen by measuring (`--durations`).
 
 Loaded by `-p tests.quick` (pyproject.toml) so that pytest knows the option. A listed path
 that no longer exists stops the run rather than shrinking the subset unseen.
+
+How to run which tests (`dev.py test` passes every argument on to pytest):
+
+    python3 dev.py test --quick              this subset, in one process (under a minute)
+    python3 dev.py test tests/api/test_games.py -x
+                                             a path: just that, in one process (-s, --pdb work)
+    python3 dev.py test                      the whole suite, as CI runs it, on two processes:
+                                             pytest -n 2 (pytest-xdist; pyproject.toml adds
+                                             --dist loadfile): whole files per process, the
+                                             slowest first (tests/conftest.py)
+    python3 dev.py test -n 4                 the whole suite on more processes (more cores)
+    python3 dev.py test -n 0                 the whole suite in one process
+    python3 dev.py test --durations=60       ... and the slowest test phases at the end
+
+Each process has its own test database and Redis prefix, so two of them (or two runs) never see
+each other's rows or pushes. Tests that write what a whole module reads share it through
+`module_db` (tests/conftest.py) rather than making it again per test.
 """
 
 from __future__ import annotations

@@ -15,7 +15,14 @@ from django.utils import timezone
 
 from games import archive, db_guards, log, state
 from games.models import Game, GameArchive, GameEntry
-from tests.players import Player, finished_game, play_turn, seat_players, start_game
+from tests.players import (
+    Player,
+    finished_by_autopilot,
+    finished_game,
+    play_turn,
+    seat_players,
+    start_game,
+)
 
 pytestmark = pytest.mark.django_db
 
@@ -34,14 +41,23 @@ def run(command: str, *args: str) -> str:
     return out.getvalue()
 
 
-@pytest.fixture
-def players() -> list[Player]:
-    return [Player(), Player(), Player()]
+@pytest.fixture(scope="module")
+def _shared(module_db) -> tuple[list[Player], int]:
+    """Three players and a game they finished over HTTP (shift changes: S6), once per module:
+    each test's archiving is rolled back after it (module_db)."""
+    with module_db():
+        players = [Player(), Player(), Player()]
+        return players, finished_game(players, shift_change=True)
 
 
 @pytest.fixture
-def finished(players) -> int:
-    return finished_game(players, shift_change=True)
+def players(_shared) -> list[Player]:
+    return _shared[0]
+
+
+@pytest.fixture
+def finished(_shared) -> int:
+    return _shared[1]
 
 
 # what differs between two renderings of one page: the CSRF token (masked anew each time) and
@@ -107,7 +123,7 @@ def test_a_running_game_or_an_archived_one_is_not_archived(players, finished):
 
 
 def test_only_games_over_for_the_configured_days_are_due(players):
-    old, recent = finished_game(players[:2]), finished_game(players[1:])
+    old, recent = finished_by_autopilot(players[:2]), finished_by_autopilot(players[1:])
     Game.objects.filter(pk=old).update(finished_at=timezone.now() - timedelta(days=31))
 
     assert archive.due(days=30) == [old]

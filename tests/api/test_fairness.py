@@ -5,6 +5,7 @@ through the API, with every option (RULES.md S1–S7, C1, H2)."""
 from __future__ import annotations
 
 import ast
+import copy
 import json
 import subprocess
 import sys
@@ -12,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.players import Player, finished_game
+from tests.players import Player, finished_by_autopilot
 
 ROOT = Path(__file__).resolve().parents[2]
 VERIFIER = ROOT / "tools" / "verify_fairness.py"
@@ -58,8 +59,9 @@ def test_the_verifier_imports_nothing_of_the_project():
     ],
 )
 def test_a_finished_game_exported_from_the_api_is_verified(players, options, db, tmp_path):
+    # played by the autopilot through the write path (moves over HTTP: tests/api/test_games.py)
     people = [Player() for _ in range(players)]
-    game_id = finished_game(people, **options)
+    game_id = finished_by_autopilot(people, **options)
     exported = _export(people[0], game_id)
     assert exported["game"]["status"] == "finished" and exported["game"]["seed"]
     if players == 5:  # the board's order is the one the docs give (the verifier's default)
@@ -71,10 +73,17 @@ def test_a_finished_game_exported_from_the_api_is_verified(players, options, db,
     assert "fair" in checked.stdout
 
 
+@pytest.fixture(scope="module")
+def _exported_once(module_db):
+    with module_db():
+        people = [Player(), Player()]
+        return _export(people[0], finished_by_autopilot(people))
+
+
 @pytest.fixture
-def exported(db):
-    people = [Player(), Player()]
-    return _export(people[0], finished_game(people))
+def exported(_exported_once):
+    """One finished game's export for the tests that tamper with it, each with its own copy."""
+    return copy.deepcopy(_exported_once)
 
 
 def test_a_changed_seed_breaks_the_commitment(exported, tmp_path):

@@ -11,7 +11,7 @@ from django.utils import timezone
 
 from games import engine, state
 from games.models import Game, GameEntry
-from tests.players import autopilot_choice, seat_players, start_game
+from tests.players import autopilot_choice, played_out, seat_players, start_game
 
 
 def play_to_the_end(game_id, by_seat, bodies=None, limit=3000):
@@ -338,7 +338,7 @@ def test_my_games_are_newest_first_and_say_whose_turn_it_is(make_player):
 def test_finished_games_show_result_and_seed(make_player):
     players = [make_player(), make_player()]
     game_id = start_game(players)
-    play_to_the_end(game_id, seat_players(game_id, players))
+    played_out(game_id)  # by the autopilot through the write path: moves over HTTP are above
     finished = make_player().get("/api/v1/games/finished").json()["results"]
     assert [g["id"] for g in finished] == [game_id]
     assert finished[0]["result"]["ranking"] and finished[0]["seed"]

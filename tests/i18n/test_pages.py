@@ -5,6 +5,7 @@ else the switcher's cookie or the browser's Accept-Language, else English."""
 
 from __future__ import annotations
 
+import functools
 import re
 from html.parser import HTMLParser
 
@@ -76,17 +77,27 @@ def _first_lower(text: str) -> str:
     return text[:1].lower() + text[1:]
 
 
+@functools.cache
+def _english_patterns(language: str) -> list[tuple[str, bool, re.Pattern[str]]]:
+    """Compiled once per language: the catalogues hold more strings than `re` keeps compiled,
+    so matching by pattern text compiled them all again for every page."""
+    return [
+        (english, len(english.split()) < SHORT, re.compile(pattern))
+        for english, pattern in english_only(language).items()
+    ]
+
+
 def english_left(html: str, language: str) -> list[str]:
     texts = visible_texts(html, language)
     # The admin shows verbose names with a capital ("Game log steps" for "game log steps").
     texts += [_first_lower(text) for text in texts]
     joined = "\n".join(texts)
     left = []
-    for english, pattern in english_only(language).items():
-        if len(english.split()) < SHORT:
-            if any(re.fullmatch(pattern, text) for text in texts):
+    for english, short, pattern in _english_patterns(language):
+        if short:
+            if any(pattern.fullmatch(text) for text in texts):
                 left.append(english)
-        elif re.search(pattern, joined):
+        elif pattern.search(joined):
             left.append(english)
     return left
 
@@ -124,10 +135,21 @@ def _admin_pages(game_id: int, user) -> list[str]:
     return pages
 
 
+@pytest.fixture(scope="module")
+def _site(module_db):
+    with module_db():
+        return _make_site()
+
+
 @pytest.fixture
-def site(db):
+def site(_site, db):
     """A signed-in player with an open table, a running game and a finished one; a suspended
-    player; a moderator. Returns (clients by role, pages by role)."""
+    player; a moderator: the pages each of them sees. Made once for the module (module_db);
+    what a test's requests write is rolled back after it."""
+    return _site
+
+
+def _make_site():
     ana, bo, cy = Player("ana"), Player("bo"), Player("cy")
     open_table = ana.post("/api/v1/tables", {"players": 3}).json()["id"]
     running = start_game([ana, bo], movement="fast", clock="1m")
