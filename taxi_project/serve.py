@@ -39,7 +39,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--host", default="127.0.0.1")
     parser.add_argument("--port", type=int, default=8000)
     parser.add_argument("--workers", type=int, default=int(os.environ.get("WEB_CONCURRENCY", 1)))
-    parser.add_argument("--proxy-headers", action="store_true")
+    parser.add_argument("--proxy-headers", action=argparse.BooleanOptionalAction, default=True)
     parser.add_argument("--forwarded-allow-ips", default=None)
     parser.add_argument("--no-access-log", action="store_true")
     parser.add_argument("--log-level", default=None)
