@@ -185,8 +185,9 @@ def _f(value, spec=".1f") -> str:
 
 def text(name: str, b: dict) -> list[str]:
     """The breakdown of one window, as report lines."""
-    lines = [f"  {name}: per worker (requests of the window, share of its {b.get('kind', '')}"
-             "requests, CPU s/s, mean/max in flight, gc, loop lag mean/max, pool queued/wait):"]
+    lines = [f"  {name}: per worker (HTTP requests of the window, share of its {b.get('kind', '')} "
+             "requests, CPU s/s, mean/max in flight, gc count/wall (CPU), loop lag mean/max, "
+             "pool queued/wait):"]
     for w in b["workers"]:
         gc_text = " ".join(
             f"g{g}:{v['count']}/{v['ms']:.0f}ms({v['cpu_ms']:.0f} CPU)" for g, v in w["gc"].items()
@@ -199,6 +200,8 @@ def text(name: str, b: dict) -> list[str]:
             f"{w['loop_lag_max_ms']:.0f} ms | pool {w['pool_queued']}/{w['pool_wait_ms']} ms"
         )
     p = b["parts"]
+    if not b["matched"]:  # socket frames: the probe sees HTTP requests only
+        return lines + _pauses(b)
     lines.append(
         f"    where a request's time went (p50 / p99 / max ms; {b['matched']} matched): "
         + "; ".join(
@@ -218,6 +221,11 @@ def text(name: str, b: dict) -> list[str]:
             + ", ".join(f"{k.replace('_', ' ')} {v:.1f}" for k, v in mean.items())
             + f"; by worker {s['by_worker']}; in seconds {s['seconds_into_window'][:20]}"
         )
+    return lines + _pauses(b)
+
+
+def _pauses(b: dict) -> list[str]:
+    lines = []
     if b["gc_biggest"]:
         lines.append(
             f"    gc pauses ≥ 2 ms: {b['gc_pauses_over_2ms']}; biggest "
