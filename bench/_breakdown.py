@@ -16,12 +16,15 @@ from bench import _client
 _dumps = 0
 
 
-async def dump(directory: Path, pids: list[int], patience: float = 3.0) -> dict[int, dict]:
-    """Ask every worker for its probe figures now; {pid: figures} of those that answered."""
+async def dump(
+    directory: Path, pids: list[int], patience: float = 3.0, mark: bool = False
+) -> dict[int, dict]:
+    """Ask every worker for its probe figures now; {pid: figures} of those that answered.
+    `mark`: the counters only (a window's start)."""
     global _dumps
     _dumps += 1
     number = str(_dumps)
-    (directory / f"dump-{number}").touch()
+    (directory / f"{'mark' if mark else 'dump'}-{number}").touch()
     deadline = time.monotonic() + patience
     found: dict[int, dict] = {}
     while time.monotonic() < deadline:

@@ -14,7 +14,8 @@ sleeps 5 ms and measures how late it wakes: the loop was busy, or could not get 
 psycopg pool's counters (requests that queued for a connection, and how long), requests in
 flight, and its CPU time.
 
-bench/api.py asks for a dump by creating `<dir>/dump-<n>`; each worker writes
+bench/api.py asks for a dump by creating `<dir>/dump-<n>` (`mark-<n>`: counters only, at a
+window's start); each worker writes
 `<dir>/<pid>-<n>.json` (counters since start, and the request records since its previous dump)
 within 0.1 s."""
 
@@ -113,11 +114,15 @@ def _census() -> list[tuple[str, int]]:
     return Counter(type(o).__qualname__ for o in gc.get_objects(2)).most_common(12)
 
 
-def _dump(directory: Path, number: str) -> None:
+def _dump(directory: Path, number: str, mark: bool) -> None:
+    """The figures now; `mark` (a window's start): the counters only, what came before is
+    dropped unwritten (writing it would hold the interpreter lock as the window opens)."""
     with _state.lock:
         records, _state.records = _state.records, []
         gc_pauses, _state.gc_pauses = _state.gc_pauses, []
         lags, _state.lags = _state.lags, []
+    if mark:
+        records, gc_pauses, lags = [], [], []
     cpu = os.times()
     data = {
         "pid": os.getpid(),
@@ -131,9 +136,9 @@ def _dump(directory: Path, number: str) -> None:
             for g, (c, s, n, cpu) in _state.gc.items()
         },
         # objects the collector tracks in each generation now, and those frozen out of its sight
-        "gc_sizes": [len(gc.get_objects(g)) for g in range(3)],
+        "gc_sizes": None if mark else [len(gc.get_objects(g)) for g in range(3)],
         "gc_frozen": gc.get_freeze_count(),
-        "gc_old_types": _census() if os.environ.get("BENCH_PROBE_CENSUS") else None,
+        "gc_old_types": _census() if os.environ.get("BENCH_PROBE_CENSUS") and not mark else None,
         "gc_max_s": _state.gc_max,
         "gc_pauses": gc_pauses,
         "lag_ticks": _state.lag_ticks,
@@ -160,12 +165,13 @@ def _dumper(directory: Path) -> None:
         time.sleep(0.1)
         try:
             asked = {p.name[5:] for p in directory.glob("dump-*")}
+            marks = {p.name[5:] for p in directory.glob("mark-*")}
         except OSError:
             continue
-        for number in sorted(asked - done):
+        for number in sorted((asked | marks) - done):
             done.add(number)
             try:
-                _dump(directory, number)
+                _dump(directory, number, number in marks)
             except OSError:
                 pass
 

@@ -692,7 +692,7 @@ async def _probe_window(
         return None
     pids = run.worker_pids()
     await asyncio.sleep(max(window.start - time.perf_counter(), 0))
-    before = await _breakdown.dump(run.probe_dir, pids)
+    before = await _breakdown.dump(run.probe_dir, pids, mark=True)
     await asyncio.sleep(max(window.end - time.perf_counter(), 0))
     after = await _breakdown.dump(run.probe_dir, pids)
     return {"before": before, "after": after, "kind": kind}

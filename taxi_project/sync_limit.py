@@ -10,6 +10,10 @@ for one of the process's 8 pooled database connections: every request was slow b
 were in progress at once. Served a few at a time, each finishes in its own time and the rest
 wait in a queue that costs no lock (BENCHMARKS.md, API: the tail at half capacity).
 
+Each place is a thread kept for the process's life: Django's handler would otherwise start a
+thread for every request (and a database connection object with it, garbage for the
+collector once the request ends).
+
 The body is read before the request takes its place, so a slow upload never holds one (bodies
 are bounded by taxi_project/body_limit.py, in front). Streams (`GET …/stream`, long-lived by
 design: games/streams.py) are not counted. 0 turns the limit off.
@@ -19,8 +23,10 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Awaitable, Callable, MutableMapping
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
+from asgiref.sync import ThreadSensitiveContext
 from django.conf import settings
 
 from taxi_project.connection_limits import HandshakeLimit
@@ -34,14 +40,17 @@ Send = Callable[[Message], Awaitable[None]]
 class SyncLimit:
     def __init__(self, app):
         self.app = app
-        self.semaphore: asyncio.Semaphore | None = None
+        self.free: asyncio.Queue[ThreadPoolExecutor] | None = None
         self.loop: asyncio.AbstractEventLoop | None = None
 
-    def _semaphore(self, limit: int) -> asyncio.Semaphore:
+    def _threads(self, limit: int) -> asyncio.Queue[ThreadPoolExecutor]:
+        """The free places, each a thread kept for the process's life (one per loop)."""
         loop = asyncio.get_running_loop()
-        if self.semaphore is None or self.loop is not loop:  # one per process and loop
-            self.semaphore, self.loop = asyncio.Semaphore(limit), loop
-        return self.semaphore
+        if self.free is None or self.loop is not loop:
+            self.free, self.loop = asyncio.Queue(), loop
+            for i in range(limit):
+                self.free.put_nowait(ThreadPoolExecutor(1, thread_name_prefix=f"django-{i}"))
+        return self.free
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         limit = int(settings.HTTP_CONCURRENCY)
@@ -58,5 +67,12 @@ class SyncLimit:
         async def replay() -> Message:
             return read.pop(0) if read else await receive()
 
-        async with self._semaphore(limit):
-            await self.app(scope, replay, send)
+        free = self._threads(limit)
+        executor = await free.get()  # waiters are served in order
+        try:
+            # Django's handler then runs this request's synchronous part on this place's own
+            # thread (its ThreadSensitiveContext is inside this one), not on a new one
+            async with ThreadSensitiveContext(executor=executor):
+                await self.app(scope, replay, send)
+        finally:
+            free.put_nowait(executor)
