@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import itertools
 import random
 import time
 import uuid
@@ -153,10 +154,15 @@ class Stats:
     resyncs: int = 0
     setup_latencies: list[float] = field(default_factory=list)  # create/join/detail in window
     setup_errors: Counter = field(default_factory=Counter)  # (status, code) of failed setups
+    # request id (the `x-bench-id` header) -> (sent, answered) of each accepted one in the
+    # window: bench/_probe.py records the same ids on the server side
+    timed: dict[str, tuple[float, float]] = field(default_factory=dict)
 
-    def accepted(self, t0: float, t1: float) -> None:
+    def accepted(self, t0: float, t1: float, request_id: str | None = None) -> None:
         self.latencies.append(t1 - t0)
         self.answered_at.append(t1)
+        if request_id is not None:
+            self.timed[request_id] = (t0, t1)
 
     def error(self, status: int | str, body) -> None:
         code = body.get("code") if isinstance(body, dict) else None
@@ -187,6 +193,14 @@ def percentile(values: list[float], q: float) -> float | None:
 
 
 # ---------------------------------------------------------------------------------- HTTP
+
+_request_ids = itertools.count(1)
+
+
+def request_id() -> str:
+    """A new id for the `x-bench-id` header (unique within this run)."""
+    return str(next(_request_ids))
+
 
 
 @dataclass
@@ -394,11 +408,11 @@ async def play_games(
             if next_at is not None:
                 await asyncio.sleep(max(next_at - clock(), 0))
                 next_at += random.expovariate(1 / interval)
+            rid = request_id()
+            headers = {**player.headers, "x-bench-id": rid}
             t0 = clock()
             try:
-                status, answer = await request(
-                    session, "POST", url, headers=player.headers, json=body
-                )
+                status, answer = await request(session, "POST", url, headers=headers, json=body)
             except (TimeoutError, aiohttp.ClientError) as error:
                 status, answer = f"exc:{type(error).__name__}", str(error)
             t1 = clock()
@@ -409,7 +423,7 @@ async def play_games(
                 stats.outside_window += 1
             if status in (200, 201):
                 if inside:
-                    stats.accepted(t0, t1)
+                    stats.accepted(t0, t1, rid)
                 version, view, mover = answer["version"], answer["view"], seat
                 errors_in_a_row = 0
                 continue
@@ -444,8 +458,9 @@ async def get_loop(
 ) -> None:
     """The trivial authenticated GET, one request in flight, until the window closes."""
     clock = time.perf_counter
-    headers = player.headers
     while clock() < window.end:
+        rid = request_id()
+        headers = {**player.headers, "x-bench-id": rid}
         t0 = clock()
         try:
             status, body = await request(session, "GET", url, headers=headers)
@@ -457,6 +472,6 @@ async def get_loop(
             continue
         stats.codes[status] += 1
         if status == 200:
-            stats.accepted(t0, t1)
+            stats.accepted(t0, t1, rid)
         else:
             stats.error(status, body)

@@ -144,6 +144,9 @@ def server_environment(database_url: str, redis_url: str) -> dict:
         "AUTH_THROTTLE_RATE": "100000/min",
         "MOVE_THROTTLE_RATE": "100000/min",
         "TABLE_CREATE_THROTTLE_RATE": "100000/hour",
+        # every simulated player comes from 127.0.0.1: no cap per address on what it opens
+        "MAX_SOCKETS_PER_ADDRESS": "0",
+        "MAX_HANDSHAKES_PER_ADDRESS": "0",
     }
 
 

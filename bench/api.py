@@ -98,7 +98,7 @@ except ImportError:  # pragma: no cover - a hint, not a feature
     sys.exit("bench/api.py needs aiohttp: python3 dev.py bench installs it")
 import psycopg  # noqa: E402  (a project dependency)
 
-from bench import _client, _pyspy  # noqa: E402
+from bench import _breakdown, _client, _pyspy  # noqa: E402
 
 #: Goals, defined for K = GOAL_GAMES concurrent games, as ratios within one run (these shared
 #: machines differ 2.5x in speed from day to day): accepted moves/s at least GOAL_RATIO x the
@@ -228,6 +228,11 @@ class Run:
             **server_environment(db_url, args.redis_url),
             "PYTHONUNBUFFERED": "1",
         }
+        self.probe_dir: Path | None = None
+        if not args.no_probe:
+            self.probe_dir = self.tmp / "probe"
+            self.probe_dir.mkdir()
+            self.env["BENCH_PROBE_DIR"] = str(self.probe_dir)
         for item in args.server_env:
             key, sep, value = item.partition("=")
             if not sep or not key:
@@ -255,8 +260,11 @@ class Run:
                     python=sys.executable, host=HOST, port=self.port, workers=self.args.workers
                 )
             )
+        # the production server (taxi_project/serve.py: a listening socket per worker), or
+        # with --server uvicorn, `uvicorn --workers N` (one socket shared by the workers)
+        server = ["taxi_project.serve"] if self.args.server == "serve" else ["uvicorn"]
         return [
-            sys.executable, "-m", "uvicorn", "bench._asgi:application",
+            sys.executable, "-m", *server, "bench._asgi:application",
             "--host", HOST, "--port", str(self.port),
             "--workers", str(self.args.workers),
             "--log-level", "warning", "--no-access-log",
@@ -291,9 +299,18 @@ class Run:
         raise RuntimeError("the server did not answer /healthz within 60 s")
 
     def worker_pids(self) -> list[int]:
+        """The server's worker processes (not its parent, nor multiprocessing's helper)."""
         if self.server is None:
             return []
-        return [pid for pid in tree_pids(self.server.pid) if pid != self.server.pid]
+        pids = []
+        for pid in tree_pids(self.server.pid):
+            try:
+                cmdline = Path(f"/proc/{pid}/cmdline").read_bytes()
+            except OSError:
+                continue
+            if pid != self.server.pid and b"resource_tracker" not in cmdline:
+                pids.append(pid)
+        return pids
 
     def stop_server(self) -> None:
         server, self.server = self.server, None
@@ -350,9 +367,15 @@ def _timeline(stats: _client.Stats, window: _client.Window) -> dict:
     times = [window.start, *sorted(stats.answered_at), window.end]
     gaps = [(b - a, a - window.start) for a, b in itertools.pairwise(times)]
     gap, at = max(gaps)
+    worst = [0.0] * seconds  # each second's slowest answer (by when it came)
+    for t, latency in zip(stats.answered_at, stats.latencies, strict=True):
+        i = min(int(t - window.start), seconds - 1)
+        worst[i] = max(worst[i], latency)
     return {
         "per_second": per_second,
+        "slowest_answer_per_second_ms": [round(1000 * w, 1) for w in worst],
         "slowest_second": min(per_second),
+        "slowest_second_at_s": per_second.index(min(per_second)),
         "longest_gap_ms": _ms(gap),
         "longest_gap_at_s": round(at, 2),
     }
@@ -396,6 +419,7 @@ async def run_level(run: Run, session, players, games: int, args) -> dict:
     now = time.perf_counter()
     window = _client.Window(now + args.warmup, now + args.warmup + args.duration)
     cpu_task = asyncio.create_task(_meter_window(meter, window))
+    probe_task = asyncio.create_task(_probe_window(run, window, stats, "move"))
     spy_task = None
     if args.py_spy and not run.spied:
         run.spied = True
@@ -408,6 +432,7 @@ async def run_level(run: Run, session, players, games: int, args) -> dict:
         return_exceptions=True,
     )
     move_cpu = await cpu_task
+    move_probe = await probe_task
     spy = await spy_task if spy_task is not None else None
     crashed = [r for r in results if isinstance(r, BaseException)]
     if crashed:
@@ -423,6 +448,7 @@ async def run_level(run: Run, session, players, games: int, args) -> dict:
         setup_requests_in_window=len(stats.setup_latencies),
         setup_errors={f"{s} {c}": n for (s, c), n in stats.setup_errors.items()},
         cpu=move_cpu,
+        breakdown=_analysed(move_probe, window, stats),
     )
     if spy is not None:
         moves["py_spy"] = spy
@@ -436,6 +462,7 @@ async def run_level(run: Run, session, players, games: int, args) -> dict:
     window = _client.Window(now + 1.0, now + 1.0 + args.get_duration)
     gstats = _client.Stats()
     cpu_task = asyncio.create_task(_meter_window(meter, window))
+    probe_task = asyncio.create_task(_probe_window(run, window, gstats, "me"))
     url = f"{run.base}/api/v1/me"
     await asyncio.gather(
         *(_client.get_loop(session, url, players[i], window, gstats) for i in range(games))
@@ -443,6 +470,7 @@ async def run_level(run: Run, session, players, games: int, args) -> dict:
     get_cpu = await cpu_task
     gets = _summary(gstats, window)
     gets["cpu"] = get_cpu
+    gets["breakdown"] = _analysed(await probe_task, window, gstats)
     if gets["accepted"]:
         gets.update(cpu_per_op(get_cpu, gets["accepted"]))
         gets["server_cpu_ms_per_request"] = 1000 * get_cpu["server_cpu_s"] / gets["accepted"]
@@ -460,8 +488,133 @@ async def run_level(run: Run, session, players, games: int, args) -> dict:
     rate = args.rate or args.rate_fraction * moves["per_s"]
     if rate > 0:
         level["paced"] = await paced_moves(run, session, pairs, options, args, meter, rate)
+        if args.watchers:
+            level["paced_watched"] = await watched_paced(
+                run, session, players, pairs, options, args, meter, rate
+            )
+        if args.sweep:
+            level["paced_sweep"] = await sweep_paced(
+                run, session, pairs, options, args, meter, rate
+            )
     level["goals"] = goals(level)
     return level
+
+
+async def watched_paced(
+    run: Run, session, players, pairs, options, args, meter: CpuMeter, rate: float
+) -> dict:
+    """The paced window again, with `--watchers` sockets open on the games being played
+    (each synced first, then reading every frame): the latency a mover sees while the server
+    also pushes each entry to ten sockets."""
+    stats = _client.Stats()
+    firsts = list(
+        await asyncio.gather(
+            *(_client.open_game(session, run.base, pair, options, stats) for pair in pairs)
+        )
+    )
+    ws_base = run.base.replace("http://", "ws://")
+    k = len(pairs)
+    semaphore = asyncio.Semaphore(50)
+    frames = {"entry": 0, "other": 0}
+
+    async def watch(sockets_session, i: int):
+        game_id = firsts[i % k][0].game_id
+        player = players[(i + i // k) % len(players)]  # ≤ 32 sockets per account
+        async with semaphore:
+            ws = await sockets_session.ws_connect(
+                f"{ws_base}/ws/games/{game_id}/", headers=player.headers, max_msg_size=0
+            )
+            hello = await ws.receive_json(timeout=60)
+            if hello["type"] != "hello":
+                raise RuntimeError(f"watcher {i}: {hello}")
+            await ws.send_json({"type": "sync", "after": -1})
+            while (await ws.receive_json(timeout=60))["type"] != "synced":
+                pass
+        return ws
+
+    async def drain(ws):
+        async for message in ws:
+            if message.type != aiohttp.WSMsgType.TEXT:
+                break
+            kind = json.loads(message.data)["type"]
+            frames["entry" if kind == "entry" else "other"] += 1
+
+    log(f"K={k}: opening {args.watchers} sockets watching the games")
+    connector = aiohttp.TCPConnector(limit=0)
+    async with aiohttp.ClientSession(connector=connector) as sockets_session:
+        opened = time.perf_counter()
+        sockets = await asyncio.gather(*(watch(sockets_session, i) for i in range(args.watchers)))
+        log(f"  {len(sockets)} sockets synced in {time.perf_counter() - opened:.1f} s")
+        readers = [asyncio.create_task(drain(ws)) for ws in sockets]
+        paced = await paced_moves(
+            run, session, pairs, options, args, meter, rate, stats=_client.Stats(), firsts=firsts
+        )
+        closed_early = sum(1 for r in readers if r.done())
+        for ws in sockets:
+            await ws.close()
+        await asyncio.gather(*readers, return_exceptions=True)
+    paced.update(watchers=len(sockets), frames=frames, watchers_closed_early=closed_early)
+    return paced
+
+
+async def sweep_paced(
+    run: Run, session, pairs, options, args, meter: CpuMeter, rate: float
+) -> dict:
+    """The paced window again, while a real Celery worker with beat (tests/tasks/worker.py,
+    `--concurrency 2`) sweeps `--sweep` games whose turn clocks all run out a few seconds into
+    the window, on the same database: the latency a mover sees during a deadline sweep."""
+    from tests.tasks.worker import celery_worker
+
+    k = len(pairs)
+    log(f"K={k}: {args.sweep} more games with a 1-hour clock, for the sweep")
+    stats = _client.Stats()
+    semaphore = asyncio.Semaphore(16)
+
+    async def table(i: int) -> int:
+        async with semaphore:
+            created, _version, _view = await _client.open_game(
+                session, run.base, pairs[i % k], {**options, "clock": "1h"}, stats
+            )
+        return created.game_id
+
+    ids = sorted(await asyncio.gather(*(table(i) for i in range(args.sweep))))
+    db_url = f"{args.pg_url.rstrip('/')}/{args.db_name}"
+    extra = {k: v for k, v in run.env.items() if k in ("DEBUG", "SECRET_KEY")}
+    with celery_worker(
+        database_url=db_url, redis_url=args.sweep_redis_url, concurrency=2, env=extra, lock_wait=60
+    ):
+        log("  worker and beat ready")
+        due_after = args.warmup + 5.0
+
+        async def make_due():
+            await asyncio.sleep(due_after)
+            with psycopg.connect(db_url, autocommit=True) as conn:
+                conn.execute(
+                    "UPDATE games_game SET next_deadline_at = now(), turn_started_at = now() - "
+                    "turn_seconds * interval '1 second' WHERE id = ANY(%s) AND status = 'playing'",
+                    [ids],
+                )
+            return time.perf_counter()
+
+        due_task = asyncio.create_task(make_due())
+        paced = await paced_moves(
+            run, session, pairs, options, args, meter, rate, stats=_client.Stats()
+        )
+        due_at = await due_task
+        with psycopg.connect(db_url) as conn:
+            swept, last = conn.execute(
+                "SELECT count(DISTINCT game_id), max(created_at) - min(created_at) FROM "
+                "games_gameentry WHERE game_id = ANY(%s) AND action->>'type' = 'timeout'",
+                [ids],
+            ).fetchone()
+    paced.update(
+        sweep_games=len(ids),
+        sweep_timed_out=swept,
+        sweep_span_s=last.total_seconds() if last is not None else None,
+        sweep_due_s_into_window=5.0,
+    )
+    del due_at
+    return paced
 
 
 async def paced_moves(
@@ -480,26 +633,41 @@ async def paced_moves(
         f"per game on average), {args.warmup:g} s warm-up + {args.duration:g} s"
     )
     stats = _client.Stats() if stats is None else stats
+    if firsts is None:
+        # Every pair's game is set up before the clock starts: 100 tables created and joined at
+        # the same instant are a burst of several seconds of server CPU that no player sees in
+        # play, and whose backlog reached into the window (its first three seconds' slowest
+        # moves took 594, 534 and 377 ms; the p99 of that run was 523 ms).
+        firsts = list(
+            await asyncio.gather(
+                *(_client.open_game(session, run.base, pair, options, _client.Stats())
+                  for pair in pairs)  # fmt: skip
+            )
+        )
     now = time.perf_counter()
     window = _client.Window(now + args.warmup, now + args.warmup + args.duration)
     cpu_task = asyncio.create_task(_meter_window(meter, window))
+    probe_task = asyncio.create_task(_probe_window(run, window, stats, "move"))
     results = await asyncio.gather(
         *(
             _client.play_games(
                 session, run.base, pair, options, window, stats, first, interval=interval
             )
-            for pair, first in zip(pairs, firsts or [None] * len(pairs), strict=True)
+            for pair, first in zip(pairs, firsts, strict=True)
         ),
         return_exceptions=True,
     )
     cpu = await cpu_task
+    probed = await probe_task
     crashed = [r for r in results if isinstance(r, BaseException)]
     if crashed:
         raise RuntimeError(f"{len(crashed)} paced game loops failed; first: {crashed[0]!r}")
-    if firsts is not None:
-        firsts[:] = results
+    firsts[:] = results
     paced = _summary(stats, window)
-    paced.update(offered_per_s=rate, interval_s=interval, cpu=cpu)
+    paced.update(
+        offered_per_s=rate, interval_s=interval, cpu=cpu,
+        breakdown=_analysed(probed, window, stats),
+    )  # fmt: skip
     return paced
 
 
@@ -513,6 +681,29 @@ def cpu_per_op(cpu: dict, count: int) -> dict:
         "serving_cpu_ms_per_op": 1000 * per_op,
         "cpu_ceiling_per_s": cpu["cpus"] / per_op if per_op else None,
     }
+
+
+async def _probe_window(
+    run: Run, window: _client.Window, stats: _client.Stats, kind: str
+) -> dict | None:
+    """bench/_probe.py's figures from every worker at the window's start and end, analysed
+    once the window's requests are all in (`stats`: the client's, filled meanwhile)."""
+    if run.probe_dir is None:
+        return None
+    pids = run.worker_pids()
+    await asyncio.sleep(max(window.start - time.perf_counter(), 0))
+    before = await _breakdown.dump(run.probe_dir, pids, mark=True)
+    await asyncio.sleep(max(window.end - time.perf_counter(), 0))
+    after = await _breakdown.dump(run.probe_dir, pids)
+    return {"before": before, "after": after, "kind": kind}
+
+
+def _analysed(probed: dict | None, window: _client.Window, stats: _client.Stats) -> dict | None:
+    if not probed:
+        return None
+    result = _breakdown.analyse(probed["before"], probed["after"], window, stats, probed["kind"])
+    result["kind"] = probed["kind"]
+    return result
 
 
 async def _meter_window(meter: CpuMeter, window: _client.Window) -> dict:
@@ -541,6 +732,21 @@ async def _spy_window(run: Run, window: _client.Window, path: Path) -> dict | No
     return summary
 
 
+PACED_WINDOWS = [
+    ("paced", "paced"),
+    ("paced, sockets watching", "paced_watched"),
+    ("paced, during a sweep", "paced_sweep"),
+]
+
+
+def _paced_ok(paced: dict) -> bool:
+    kept_up = paced["per_s"] >= GOAL_CARRIED * paced["offered_per_s"]
+    return (
+        kept_up and paced["errors"] == 0 and paced["p99_ms"] is not None
+        and paced["p99_ms"] <= GOAL_P99_MS
+    )  # fmt: skip
+
+
 def goals(level: dict) -> dict:
     """The ratio from the players who never think (what the server can do); p99 from the
     paced players (the latency at a fraction of that rate, which the server must also keep
@@ -556,6 +762,7 @@ def goals(level: dict) -> dict:
         "p99": p99 is not None and p99 <= GOAL_P99_MS,
         "ratio": ratio is not None and ratio >= GOAL_RATIO,
         "no_errors": moves["errors"] == 0 and level["get_me"]["errors"] == 0,
+        **{f"p99_{key}": _paced_ok(level[key]) for _, key in PACED_WINDOWS[1:] if level.get(key)},
     }
 
 
@@ -607,16 +814,31 @@ def report(levels: list[dict], args, speed: dict) -> None:
         print()
         print("Paced players (they think between moves; latencies in ms)")
         print(
-            f"{'K':>4} | {'offered/s':>9} {'moves/s':>8} {'p50':>6} {'p95':>6} {'p99':>6} "
-            f"{'err':>4}"
+            f"{'K':>4} {'window':<22} | {'offered/s':>9} {'moves/s':>8} {'p50':>6} {'p95':>6} "
+            f"{'p99':>6} {'max':>6} {'err':>4} | p99 ≤ {GOAL_P99_MS} ms"
         )
         for lv in paced_levels:
-            p = lv["paced"]
-            print(
-                f"{lv['games']:>4} | {p['offered_per_s']:>9.1f} {p['per_s']:>8.1f} "
-                f"{_f(p['p50_ms']):>6} {_f(p['p95_ms']):>6} {_f(p['p99_ms']):>6} "
-                f"{p['errors']:>4}"
-            )
+            for name, key in PACED_WINDOWS:
+                p = lv.get(key)
+                if not p:
+                    continue
+                print(
+                    f"{lv['games']:>4} {name:<22} | {p['offered_per_s']:>9.1f} {p['per_s']:>8.1f} "
+                    f"{_f(p['p50_ms']):>6} {_f(p['p95_ms']):>6} {_f(p['p99_ms']):>6} "
+                    f"{_f(p['max_ms'], '.0f'):>6} {p['errors']:>4} | "
+                    f"{_verdict(_paced_ok(p), lv['games'] == GOAL_GAMES)}"
+                )
+                if key == "paced_watched":
+                    print(
+                        f"{'':>4} {'':<22}   {p['watchers']} sockets, frames received "
+                        f"{p['frames']}, closed early {p['watchers_closed_early']}"
+                    )
+                if key == "paced_sweep":
+                    print(
+                        f"{'':>4} {'':<22}   {p['sweep_timed_out']}/{p['sweep_games']} games "
+                        f"timed out, due {p['sweep_due_s_into_window']:g} s into the window, "
+                        f"swept in {_f(p['sweep_span_s'], '.2f')} s"
+                    )
     print()
     print("Accepted answers per second of each window (fewest / median / most), longest pause")
     for lv in levels:
@@ -628,8 +850,10 @@ def report(levels: list[dict], args, speed: dict) -> None:
             counts = sorted(tl["per_second"])
             print(
                 f"  K={lv['games']:<4} {name:<5} {counts[0]} / {counts[len(counts) // 2]} / "
-                f"{counts[-1]} per s; no answer for {tl['longest_gap_ms']:.0f} ms "
-                f"(from {tl['longest_gap_at_s']:.1f} s into the window)"
+                f"{counts[-1]} per s (fewest in second {tl['slowest_second_at_s']}); no answer "
+                f"for {tl['longest_gap_ms']:.0f} ms (from {tl['longest_gap_at_s']:.1f} s into the "
+                "window); seconds with an answer ≥ 100 ms: "
+                f"{[i for i, w in enumerate(tl['slowest_answer_per_second_ms']) if w >= 100]}"
             )
     print()
     print(
@@ -659,7 +883,9 @@ def report(levels: list[dict], args, speed: dict) -> None:
         f"Where the CPU went (CPU seconds per wall second; this machine has {os.cpu_count()} CPUs)"
     )
     for lv in levels:
-        for name, phase in (("moves", lv["moves"]), ("GET  ", lv["get_me"])):
+        phases = [("moves", lv["moves"]), ("GET  ", lv["get_me"])]
+        phases += [(key.replace("_", " "), lv[key]) for _, key in PACED_WINDOWS if lv.get(key)]
+        for name, phase in phases:
             c = phase["cpu"]
             w = c["wall_s"]
             print(
@@ -680,6 +906,16 @@ def report(levels: list[dict], args, speed: dict) -> None:
                 f"{_f(g.get('serving_cpu_ms_per_op'), '.1f')} ms -> "
                 f"{_f(g.get('cpu_ceiling_per_s'), '.0f')} GET/s"
             )
+    if any(lv["moves"].get("breakdown") for lv in levels):
+        print()
+        print("Where the server's time went (bench/_probe.py in each worker)")
+        for lv in levels:
+            phases = [("moves", lv["moves"]), ("GET", lv["get_me"])]
+            phases += [(name, lv[key]) for name, key in PACED_WINDOWS if lv.get(key)]
+            for name, phase in phases:
+                if phase.get("breakdown"):
+                    for line in _breakdown.text(f"K={lv['games']} {name}", phase["breakdown"]):
+                        print(line)
     for lv in levels:
         if lv["moves"].get("py_spy"):
             print()
@@ -788,6 +1024,28 @@ def parse_args(argv=None):
         help="another server command, to compare (placeholders {python} {host} {port} "
         "{workers}), e.g. '{python} -m uvicorn taxi_project.wsgi:application --interface wsgi "
         "--host {host} --port {port} --workers {workers}'; default: uvicorn on bench._asgi",
+    )  # fmt: skip
+    parser.add_argument(
+        "--server", choices=["serve", "uvicorn"], default="serve",
+        help="serve: python -m taxi_project.serve (a listening socket per worker, as in "
+        "production); uvicorn: uvicorn --workers N (one shared socket) (default serve)",
+    )  # fmt: skip
+    parser.add_argument(
+        "--watchers", type=int, default=0, metavar="N",
+        help="then the paced window again with N sockets watching the games (e.g. 1000)",
+    )  # fmt: skip
+    parser.add_argument(
+        "--sweep", type=int, default=0, metavar="N",
+        help="then the paced window again while a Celery worker sweeps N games whose clocks "
+        "run out at once, 5 s into it (e.g. 1000)",
+    )  # fmt: skip
+    parser.add_argument(
+        "--sweep-redis-url", default="redis://127.0.0.1:6379/10",
+        help="Redis for the sweep's worker and beat; this database is cleared (default db 10)",
+    )  # fmt: skip
+    parser.add_argument(
+        "--no-probe", action="store_true",
+        help="serve without bench/_probe.py (the breakdown of where the server's time went)",
     )  # fmt: skip
     parser.add_argument("--json", metavar="PATH", help="write the figures as JSON")
     parser.add_argument("--quick", action="store_true", help="smoke run: K=10, short windows")

@@ -26,8 +26,10 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+from functools import cached_property
 
 from asgiref.sync import sync_to_async
+from channels.consumer import get_handler_name
 from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncJsonWebsocketConsumer
 from django.conf import settings
@@ -117,9 +119,21 @@ class JsonConsumer(AsyncJsonWebsocketConsumer):
             await asyncio.shield(sync_to_async(lease.release, thread_sensitive=False)())
 
     async def dispatch(self, message):
-        # Every frame this socket sends speaks its owner's language (docs/i18n.md).
-        with translation.override(scope_language(self.scope)):
-            await super().dispatch(message)
+        """Every frame this socket sends speaks its owner's language (docs/i18n.md).
+
+        Channels' own dispatch first gives back the database connection of the process's one
+        thread for synchronous work (a thread hop) before every message, frame or push; here no
+        handler touches the database outside `database_sync_to_async`, which takes a pooled
+        connection and gives it back within the call, so a message costs no hop but its own."""
+        handler = getattr(self, get_handler_name(message), None)
+        if handler is None:
+            raise ValueError(f"No handler for message type {message['type']}")
+        with translation.override(self.language):
+            await handler(message)
+
+    @cached_property
+    def language(self) -> str:
+        return scope_language(self.scope)
 
     async def join_account(self, user) -> None:
         if user.is_authenticated:
@@ -144,10 +158,14 @@ class JsonConsumer(AsyncJsonWebsocketConsumer):
         )
         if refusal is None:
             return True
+        await self.closed_for(refusal)
+        return False
+
+    async def closed_for(self, refusal: tuple[int, str, str]) -> None:
+        """The socket's credentials are gone: say why, and close."""
         close_code, code, message = refusal
         await self.send_json(frame("error", code=code, message=message))
         await self.close(code=close_code)
-        return False
 
     @classmethod
     async def encode_json(cls, content):
@@ -263,22 +281,36 @@ class GameConsumer(JsonConsumer):
         return entries, view, version, selectors.clock_of(game)
 
     async def move(self, content, ref) -> None:
+        """The checks of `POST …/actions` in its order (credentials, the move limit, the body,
+        then the service), in one call on a pooled thread: a move frame costs one thread hop
+        and one pooled connection, and moves of different games run side by side rather than
+        one at a time on the process's single thread for synchronous work."""
         if not self.user.is_authenticated:
             raise LoginRequired()
-        if not await self.credentials_hold():
+        refusal, result = await database_sync_to_async(self._move, thread_sensitive=False)(
+            content
+        )
+        if refusal is not None:
+            await self.closed_for(refusal)
             return
-        if not await database_sync_to_async(socket_move_allowed)(self.user):
+        assert result is not None
+        await self.send_json(
+            frame("move_accepted", ref=ref, seq=result.body["seq"], replayed=result.replayed)
+        )
+
+    def _move(self, content) -> tuple[tuple[int, str, str] | None, moves.MoveResult | None]:
+        refusal = socket_refusal(user_id=self.user.pk, **self.credentials)
+        if refusal is not None:
+            return refusal, None
+        if not socket_move_allowed(self.user):
             raise TooManyRequests()
         data = move_data(content)
-        result = await database_sync_to_async(moves.move_submit)(
+        return None, moves.move_submit(
             game_id=self.game_id,
             user=self.user,
             action=data["action"],
             version=data["version"],
             idempotency_key=data["idempotency_key"],
-        )
-        await self.send_json(
-            frame("move_accepted", ref=ref, seq=result.body["seq"], replayed=result.replayed)
         )
 
     # ------------------------------------------------------------------ from the channel layer

@@ -14,9 +14,11 @@ django_http = get_asgi_application()
 from django.urls import get_resolver  # noqa: E402
 
 from taxi_project.body_limit import BodyLimit  # noqa: E402
+from taxi_project.sync_limit import SyncLimit  # noqa: E402
 
-# bodies over the limit never reach Django (taxi_project/body_limit.py)
-django_asgi_app = BodyLimit(django_http)
+# bodies over the limit never reach Django (taxi_project/body_limit.py); at most
+# HTTP_CONCURRENCY requests of this process in Django at once (taxi_project/sync_limit.py)
+django_asgi_app = BodyLimit(SyncLimit(django_http))
 
 from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
 

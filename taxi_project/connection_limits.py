@@ -349,7 +349,7 @@ class HandshakeLimit:
         self.app = app
 
     async def __call__(self, scope, receive, send):
-        if not self._opens_a_connection(scope):
+        if not self.opens_a_connection(scope):
             return await self.app(scope, receive, send)
         limit = int(settings.MAX_HANDSHAKES_PER_ADDRESS)
         address = socket_address(scope)
@@ -381,7 +381,8 @@ class HandshakeLimit:
             done()
 
     @staticmethod
-    def _opens_a_connection(scope) -> bool:
+    def opens_a_connection(scope) -> bool:
+        """A WebSocket handshake, or an HTTP request that opens a game's stream."""
         if scope["type"] == "websocket":
             return True
         if scope["type"] != "http" or scope.get("method") != "GET":

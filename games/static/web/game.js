@@ -2,10 +2,10 @@
 //
 // hello → {"type": "sync", "after": <last seq we hold>} → `entry` frames in seq order (each
 // once; the last of a sync and every live one carry our player `view`) → `synced`. Moves go
-// over the same socket with the version we saw and a fresh idempotency key; a stale_version
-// answer makes us sync again. A lost connection shows "Reconnecting…", retries with
-// exponential backoff, and resyncs from the last seq held, so the log never skips or repeats
-// a line. The page holds no rules: what may be done is the view's `legal_actions`.
+// over the same socket with the version we saw and a fresh idempotency key (over HTTP, same
+// key, when the socket is closed or its answer is late); a stale_version answer makes us sync
+// again. A lost connection shows "Reconnecting…", retries with exponential backoff, and
+// resyncs from the last seq held, so the log never skips or repeats a line. The page holds no rules: what may be done is the view's `legal_actions`.
 import { api, newKey, socketUrl } from "./api.js";
 import { createBoard, fareOf, renderLegend } from "./board.js";
 import { setUpBoardView } from "./board-view.js";
@@ -21,6 +21,7 @@ const BACKOFF_MAX_MS = 15000;
 const PING_EVERY_MS = 25000;
 const PONG_WITHIN_MS = 10000;
 const MOVE_ANSWER_WITHIN_MS = 15000;
+const SOCKET_ANSWER_WITHIN_MS = 3000; // then the same move (same key) goes over HTTP
 const MODE_KEY = "bahama-taxi:turn-mode";
 
 const state = {
@@ -36,7 +37,7 @@ const state = {
   reconnectTimer: null,
   clockInSync: false, // a live entry of this connection carried the clock
   seatPending: false, // the game started while this socket saw us as a spectator
-  pending: null, // {ref, timer, seq}: a move sent and not yet seen in the log
+  pending: null, // {ref, move, timer, seq}: a move sent and not yet seen in the log
   refs: 0,
   lastFrameAt: 0,
   pingTimer: null,
@@ -115,7 +116,11 @@ function drop() {
 function lost(code) {
   state.socket = null;
   state.synced = false;
-  clearPending();
+  if (state.pending && state.pending.seq === undefined && state.pending.move) {
+    overHttp(state.pending.move); // sent, unanswered: the same key over HTTP makes it once
+  } else {
+    clearPending();
+  }
   clearInterval(state.pingTimer);
   if (code === 4401) {
     window.location.assign(`/login?next=${encodeURIComponent(window.location.pathname)}`);
@@ -197,6 +202,11 @@ function handle(frame) {
       break;
     case "move_accepted":
       if (state.pending && state.pending.ref === frame.ref) {
+        clearTimeout(state.pending.timer);
+        state.pending.timer = setTimeout(() => {
+          clearPending();
+          requestSync(); // accepted, but its entry never came: ask for the log
+        }, MOVE_ANSWER_WITHIN_MS);
         state.pending.seq = frame.seq;
         if (state.seq >= frame.seq) moveDone();
       }
@@ -336,16 +346,39 @@ function sendMove(action) {
 function submit(action) {
   const ref = `m${++state.refs}`;
   const move = { type: "move", action, version: state.seq, idempotency_key: newKey(), ref };
-  if (!send(move)) return;
   $("action-error").textContent = "";
-  state.pending = {
-    ref,
-    timer: setTimeout(() => {
-      clearPending();
-      requestSync(); // no answer: the log will tell whether the move was made
-    }, MOVE_ANSWER_WITHIN_MS),
-  };
+  state.pending = { ref, move, timer: null };
+  if (send(move)) {
+    state.pending.timer = setTimeout(() => overHttp(move), SOCKET_ANSWER_WITHIN_MS);
+  } else {
+    overHttp(move); // no open socket
+  }
   render();
+}
+
+/** The move over HTTP, with the same idempotency key: the server makes it once however many
+ *  ways it arrives, and answers a repeat with the move already made (docs/websocket.md). */
+async function overHttp(move) {
+  const ours = () => state.pending && state.pending.ref === move.ref;
+  if (!ours()) return;
+  clearTimeout(state.pending.timer);
+  state.pending.timer = setTimeout(() => {
+    clearPending();
+    requestSync(); // no answer either way: the log will tell whether the move was made
+  }, MOVE_ANSWER_WITHIN_MS);
+  const body = { action: move.action, version: move.version, idempotency_key: move.idempotency_key };
+  let answer;
+  try {
+    answer = await api(`${data.urls.api}/actions`, { method: "POST", body });
+  } catch (failure) {
+    if (!ours()) return;
+    if (failure.status === 0) return; // unreachable: the timer resyncs once the page is back
+    refused({ ref: move.ref, code: failure.code, message: failure.message });
+    return;
+  }
+  if (!ours()) return;
+  state.pending.seq = answer.seq; // done once the log shows it, as for `move_accepted`
+  if (state.seq >= answer.seq) moveDone();
 }
 
 /** A move of ours is in the log: send the next one of a planned chain, if any. */

@@ -1,0 +1,90 @@
+"""taxi_project/serve.py, the production server command: two workers on one port (a listening
+socket each), each holding a share of 30 kept-alive connections; SIGTERM stops them all. (At
+this small scale `uvicorn --workers` spreads them too: the uneven spread it shows needs busy
+workers and a burst of connections, bench/api.py's per-worker figures.)"""
+
+from __future__ import annotations
+
+import http.client
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from tests.e2e.server import current_database_url, free_port, server_env
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def children(pid: int) -> list[int]:
+    found = []
+    for name in os.listdir("/proc"):
+        if name.isdigit():
+            try:
+                stat = Path(f"/proc/{name}/stat").read_text()
+                cmdline = Path(f"/proc/{name}/cmdline").read_bytes()
+            except OSError:
+                continue
+            ppid = int(stat[stat.rfind(")") + 2 :].split()[1])
+            if ppid == pid and b"resource_tracker" not in cmdline:
+                found.append(int(name))
+    return sorted(found)
+
+
+def sockets_of(pid: int) -> int:
+    count = 0
+    for fd in os.listdir(f"/proc/{pid}/fd"):
+        try:
+            count += os.readlink(f"/proc/{pid}/fd/{fd}").startswith("socket:")
+        except OSError:
+            pass
+    return count
+
+
+@pytest.mark.skipif(sys.platform != "linux", reason="SO_REUSEPORT spreads connections on Linux")
+def test_kept_alive_connections_spread_over_the_workers(committed_db):
+    port = free_port()
+    env = server_env(database_url=current_database_url(), redis_url=None, extra={})
+    server = subprocess.Popen(
+        [sys.executable, "-m", "taxi_project.serve", "--host", "127.0.0.1", "--port", str(port),
+         "--workers", "2", "--no-access-log", "--timeout-keep-alive", "60"],  # fmt: skip
+        cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+        start_new_session=True,
+    )  # fmt: skip
+    connections = []
+    try:
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                probe = http.client.HTTPConnection("127.0.0.1", port, timeout=5)
+                probe.request("GET", "/healthz")
+                assert probe.getresponse().status in (200, 503)
+                probe.close()
+                break
+            except OSError:
+                assert time.monotonic() < deadline, "the server did not start"
+                time.sleep(0.2)
+        workers = children(server.pid)
+        assert len(workers) == 2
+        before = {pid: sockets_of(pid) for pid in workers}
+        for _ in range(30):  # opened in a burst, all kept open
+            connection = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+            connection.connect()
+            connections.append(connection)
+        for connection in connections:
+            connection.request("GET", "/healthz")
+            connection.getresponse().read()
+        held = {pid: sockets_of(pid) - before[pid] for pid in workers}
+        assert sum(held.values()) >= 30
+        assert min(held.values()) >= 5, held  # each worker took its share, not one all
+    finally:
+        for connection in connections:
+            connection.close()
+        server.send_signal(signal.SIGTERM)
+        server.wait(timeout=60)
+    assert server.returncode == 0
+    assert all(not Path(f"/proc/{pid}").exists() for pid in workers)
