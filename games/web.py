@@ -496,12 +496,9 @@ def _seat_rows(view: dict, names: dict[int, str]) -> list[dict]:
 
 def _ranking(result: dict, names: dict[int, str]) -> list[dict]:
     incomes = result.get("incomes", [])
-    colours = seat_colours()
     return [
         {
             "rank": rank,
-            "seat": seat,
-            "colour": colours[seat % len(colours)],
             "player": player_namer(names)(seat),
             "income": incomes[seat] if seat < len(incomes) else None,
         }
