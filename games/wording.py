@@ -1,8 +1,9 @@
 """Notifications (CONTRACT.md vocabulary) in words, for people: the admin replay viewer today,
 e-mails and the web client's log tomorrow.
 
-Players are named when the caller knows their names (`describe(n, names={0: "Ana"})`), else
-shown by seat, 1-based ("Seat 1" is seat 0); areas as rank and suit symbol ("10♥"). Every
+Players are named when the caller knows their names (`describe(n, names={0: "Ana"})`: each
+seat's `seat_name`, the one name a seat is shown with anywhere), else shown by seat, 1-based
+("Seat 1" is seat 0); areas as rank and suit symbol ("10♥"). Every
 sentence goes through gettext with named placeholders, so a translation may reorder them; the
 strings are looked up when `describe` is called, so importing this module needs no request and
 no active language.
