@@ -31,16 +31,16 @@ BOT_ACCOUNT_NAMES = tuple(f"bot:{number}" for number in range(1, MAX_PLAYERS))
 @functools.cache
 def computer_names() -> frozenset[str]:
     """Every name a computer opponent is shown with, in every language of the site: a seat's
-    name (`games.selectors.seat_name`) at each level and seat, the same with each level word
-    of every other language ("Ordinateur (strong)"), and the bot accounts' names."""
+    name (`games.selectors.seat_name`: "Computer 2 (strong)") at each level and number, the
+    same with each level word of every other language ("Ordinateur 2 (strong)"), and the bot
+    accounts' names."""
     shown: dict[str, list[str]] = {}  # a seat's name -> the level word in it
     for language, _name in settings.LANGUAGES:
         with translation.override(language):
             for level, label in BOT_LEVELS:
-                for seat in range(MAX_PLAYERS):
-                    shown.setdefault(seat_name(Seat(bot_level=level, seat=seat)), []).append(
-                        str(label)
-                    )
+                for number in range(1, MAX_PLAYERS):  # a table's bots, numbered from 1
+                    bot = Seat(bot_level=level, join_order=number)
+                    shown.setdefault(seat_name(bot), []).append(str(label))
     words = {word for found in shown.values() for word in found}
     names = set(shown) | set(BOT_ACCOUNT_NAMES)
     for name, found in shown.items():

@@ -26,7 +26,7 @@ from games import engine, log
 from games.engine.board import AREA_INFO, EDGES
 from games.models import STATUS_WORDS, Game, GameEntry
 from games.replay_turns import fold, turn_navigation
-from games.wording import area_label, competition_ranks, describe, seat_label
+from games.wording import area_label, competition_ranks, describe, seat_label, seat_name
 
 LICENSE_URL = "https://creativecommons.org/licenses/by/4.0/"
 
@@ -215,11 +215,9 @@ def _navigation(base: str, seq: int, last: int) -> list[dict]:
 
 
 def _seat_names(game: Game) -> dict[int, str]:
-    return {
-        seat.seat: str(seat.user)
-        for seat in game.seats.select_related("user")
-        if seat.seat is not None
-    }
+    """Seat → the name players see it under (games/wording.py: seat_name)."""
+    table = list(game.seats.select_related("user"))
+    return {seat.seat: seat_name(seat, table) for seat in table if seat.seat is not None}
 
 
 def _colour(seat: int) -> tuple[str, str, object]:

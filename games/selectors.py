@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from django.db.models import Exists, F, OuterRef, Prefetch, Q, QuerySet
 from django.utils.translation import gettext as _
 
-from games import engine, log, state
+from games import engine, log, state, wording
 from games.errors import GameNotFound, LoginRequired
 from games.models import ChatMessage, Game, GameEntry, Seat
 
@@ -55,11 +55,10 @@ def seat_of(game: Game, user) -> int | None:
     return None
 
 
-def seat_name(seat: Seat) -> str:
-    """The name a seat is shown with: its player's, or the computer's with its level."""
-    if seat.bot_level:
-        return _("Computer (%(level)s)") % {"level": seat.get_bot_level_display()}
-    return str(seat.user)
+def seat_name(seat: Seat, table: Sequence[Seat] = ()) -> str:
+    """The name a seat is shown with (games/wording.py: `seat_name`); `table`: the game's
+    seats, which number its computer opponents."""
+    return wording.seat_name(seat, table)
 
 
 def game_summary(game: Game, *, user=None) -> dict:
@@ -87,7 +86,7 @@ def game_summary(game: Game, *, user=None) -> dict:
             {
                 "seat": seat.seat,
                 "join_order": seat.join_order,
-                "user": {"id": seat.user_id, "display_name": seat_name(seat)},
+                "user": {"id": seat.user_id, "display_name": seat_name(seat, seats)},
                 "bot": seat.bot_level or None,
             }
             for seat in seats

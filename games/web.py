@@ -43,7 +43,14 @@ from games.engine.board import AREA_INFO, ATTRIBUTION, EDGES, LICENSE
 from games.engine.options import MAX_PLAYERS, MIN_PLAYERS, MOVEMENTS
 from games.models import BOT_LEVELS, Clock, Game, GameEntry
 from games.replay_turns import fold, turn_navigation
-from games.wording import area_label, competition_ranks, describe, player_namer, seat_label
+from games.wording import (
+    area_label,
+    competition_ranks,
+    describe,
+    player_namer,
+    seat_label,
+    seat_name,
+)
 from taxi_project.api_errors import ApiError
 
 # ---------------------------------------------------------------------------------- helpers
@@ -118,7 +125,9 @@ def _visible_game(request, game_id: int) -> Game:
 
 
 def _names(game: Game) -> dict[int, str]:
-    return {s.seat: str(s.user) for s in game.seats.all() if s.seat is not None}
+    """Seat → the name it is shown with, the game page's own (games/wording.py: seat_name)."""
+    table = list(game.seats.all())
+    return {s.seat: seat_name(s, table) for s in table if s.seat is not None}
 
 
 FAVICON = Path(__file__).resolve().parent / "static" / "web" / "favicon.ico"
@@ -236,6 +245,11 @@ def lobby(request):
         "clocks": Clock.choices,
         "visibilities": Game.Visibility.choices,
         "bot_levels": BOT_LEVELS,
+        # one level for each place a computer may take: all but the creator's
+        "bot_places": [
+            {"number": n, "label": _("Computer %(number)s") % {"number": n}}
+            for n in range(1, MAX_PLAYERS)
+        ],
         **_lobby_lists(request),
     }
     return TemplateResponse(request, "web/lobby.html", context)
@@ -284,6 +298,7 @@ def game_page(request, game_id: int):
                 "join_order": s["join_order"],
                 "name": s["user"]["display_name"],
                 "user": s["user"]["id"],
+                "bot": s["bot"],
             }
             for s in summary["seats"]
         ],

@@ -1,8 +1,9 @@
 """Notifications (CONTRACT.md vocabulary) in words, for people: the admin replay viewer today,
 e-mails and the web client's log tomorrow.
 
-Players are named when the caller knows their names (`describe(n, names={0: "Ana"})`), else
-shown by seat, 1-based ("Seat 1" is seat 0); areas as rank and suit symbol ("10♥"). Every
+Players are named when the caller knows their names (`describe(n, names={0: "Ana"})`: each
+seat's `seat_name`, the one name a seat is shown with anywhere), else shown by seat, 1-based
+("Seat 1" is seat 0); areas as rank and suit symbol ("10♥"). Every
 sentence goes through gettext with named placeholders, so a translation may reorder them; the
 strings are looked up when `describe` is called, so importing this module needs no request and
 no active language.
@@ -11,10 +12,14 @@ no active language.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
+from typing import TYPE_CHECKING
 
 from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
+
+if TYPE_CHECKING:
+    from games.models import Seat
 
 SUIT_SYMBOLS = {"S": "♠", "H": "♥", "C": "♣", "D": "♦"}
 
@@ -31,6 +36,26 @@ def seat_label(seat) -> str:
     if isinstance(seat, int) and not isinstance(seat, bool):
         return _("Seat %(number)s") % {"number": seat + 1}
     return _("Seat %(number)s") % {"number": seat}
+
+
+def seat_name(seat: Seat, table: Iterable[Seat] = ()) -> str:
+    """The one name a seat is shown with, wherever it is shown (the game and replay pages, the
+    lobby, the API's seat data, the log, the admin): its player's, or for a computer opponent
+    "Computer N (level)", N its place among the table's computer seats in the order they were
+    chosen (`table`: the game's seats; join order, so the number is the one the lobby's form
+    chose it under, and it never changes from the table's opening to its replay). Without
+    `table` the seat's join order counts, which is the same: a table's bots are seated right
+    after its creator (games/services/tables.py)."""
+    if not seat.bot_level:
+        return str(seat.user)
+    orders = sorted(s.join_order for s in table if s.bot_level)
+    number = orders.index(seat.join_order) + 1 if seat.join_order in orders else seat.join_order
+    return computer_name(str(seat.get_bot_level_display()), number)
+
+
+def computer_name(level: str, number: int) -> str:
+    """A computer opponent's name: "Computer 2 (strong)"; `level`: the level's label."""
+    return _("Computer %(number)s (%(level)s)") % {"number": number, "level": level}
 
 
 def _seats(seats, who) -> str:

@@ -58,7 +58,7 @@ def test_play_against_the_computer_from_the_lobby_to_the_end(server_and_worker, 
     log_in(page, base, *login)
     page.select_option("#id_players", "2")
     page.check("#id_computer")
-    page.select_option("#id_bot_level", "easy")
+    page.select_option("#id_bot_level_1", "easy")  # the one computer place
     page.click("#create-button")
     page.wait_for_url(re.compile(r".*/games/\d+$"))
     game_id = int(page.url.rsplit("/", 1)[1])

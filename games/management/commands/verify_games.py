@@ -7,16 +7,24 @@ summary (version, seat to move, turn, deadlines reached, status, result) differs
 replay says. Exit status 1 if any game differs.
 
 Archived games (games/archive.py) are replayed from their archive, whose digest is checked
-first. Memory stays flat: games are read with a server-side iterator, one game at a time, each
+first. Memory stays flat: games are read a batch at a time, one game at a time replayed, each
 game's log is read whole (rows or archive: at most a few megabytes), and no state outlives its
 game.
+
+It may run on a live system at any time. A batch's rows and their logs are read in one
+snapshot: a read-only REPEATABLE READ transaction on PostgreSQL (one SQLite transaction sees
+one snapshot already), which takes no lock and holds up no writer. A row read before a move,
+a timeout or the archiving of its game and a log read after it would differ without anything
+being wrong; inside one snapshot, a difference is a real one.
 """
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Iterator
 
 from django.core.management.base import BaseCommand, CommandError
+from django.db import connection, transaction
 
 from games import archive, engine, log
 from games.models import Game
@@ -79,6 +87,30 @@ def _summary_differences(game: Game, current: engine.Game, *, version: int) -> I
             yield f"{field} is {stored!r}, the replay says {value!r}"
 
 
+@contextlib.contextmanager
+def one_snapshot() -> Iterator[None]:
+    """A read-only transaction in which every read sees the database as it was at its first:
+    a game's row and its log as one append left them, never a row from before an append and
+    a log from after it."""
+    outermost = not connection.in_atomic_block  # inside a caller's transaction: its reads
+    with transaction.atomic():
+        if outermost and connection.vendor == "postgresql":  # before any read, as it must be
+            with connection.cursor() as cursor:
+                cursor.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY")
+        yield
+
+
+def _batches(ids: Iterator[int], size: int) -> Iterator[list[int]]:
+    batch: list[int] = []
+    for game_id in ids:
+        batch.append(game_id)
+        if len(batch) == size:
+            yield batch
+            batch = []
+    if batch:
+        yield batch
+
+
 class Command(BaseCommand):
     help = "Replay every stored game's log and report games whose replay differs from the row."
 
@@ -102,13 +134,16 @@ class Command(BaseCommand):
             if missing:
                 raise CommandError(f"no started game with id {sorted(missing)}", returncode=2)
         checked = failed = 0
-        for game in queryset.iterator(chunk_size=batch_size):
-            checked += 1
-            problems = game_problems(game)
-            if problems:
-                failed += 1
-                for problem in problems:
-                    self.stderr.write(f"game {game.pk}: {problem}")
+        ids = queryset.values_list("pk", flat=True).iterator(chunk_size=batch_size)
+        for batch in _batches(ids, max(batch_size, 1)):
+            with one_snapshot():  # the rows read again here, with their logs
+                for game in Game.objects.filter(pk__in=batch).order_by("pk"):
+                    checked += 1
+                    problems = game_problems(game)
+                    if problems:
+                        failed += 1
+                        for problem in problems:
+                            self.stderr.write(f"game {game.pk}: {problem}")
         summary = f"{checked} game(s) verified, {failed} differ from their log"
         if failed:
             raise CommandError(summary, returncode=1)

@@ -225,6 +225,14 @@ export function createBoard(svg, board, { colours, onStep = null, onCitizens = n
     g.addEventListener("pointerenter", () => highlight(group, true));
     g.addEventListener("pointerleave", () => highlight(group, false));
     g.addEventListener("click", () => {
+      // drawn over its area, the tag would swallow the taps meant for it: on an area you may
+      // step to, a tap plans the step (as on the disc); who waits there stays in the tag's
+      // title, the "Citizens waiting" list, and a tap once the area is no longer a step
+      const step = stepActions.get(origin);
+      if (step && onStep) {
+        onStep(step);
+        return;
+      }
       for (const node of Object.values(areaNodes)) node.classList.remove("destination");
       highlight(group, true);
       if (onCitizens) onCitizens(sentences.join(" "));

@@ -318,7 +318,7 @@ async function refreshSummary() {
       if (seat.seat !== null) state.names.set(seat.seat, seat.user.display_name);
     }
     if (state.names.size !== known) renameLog();
-    data.seats = summary.seats.map((s) => ({ seat: s.seat, join_order: s.join_order, name: s.user.display_name, user: s.user.id }));
+    data.seats = summary.seats.map((s) => ({ seat: s.seat, join_order: s.join_order, name: s.user.display_name, user: s.user.id, bot: s.bot }));
     if (state.view === null) state.status = summary.status;
     render();
   } catch {
@@ -748,16 +748,16 @@ function renderSeats() {
       tr.appendChild(td);
       return td;
     };
-    const swatch = document.createElement("span");
-    swatch.className = "swatch";
-    swatch.style.background = data.colours[seat.seat % data.colours.length].fill;
+    const swatch = swatchOf(seat.seat);
     const marker = seat.seat === view.active_seat ? [" ▶", hidden(gettext("(to move)"))] : [];
     cell([swatch, " ", seatLabel(seat.seat), ...marker]);
     const who = [nameOf(seat.seat)];
     if (seat.seat === view.you) who.push(" ", hidden(gettext("(you)")), strong(gettext("you")));
     if (seat.zombie) who.push(" ", em(gettext("(autopilot)")));
-    const user = data.seats.find((s) => s.seat === seat.seat)?.user;
-    if (user !== undefined && user !== data.user.id) {
+    const held = data.seats.find((s) => s.seat === seat.seat);
+    const user = held?.user;
+    // a computer opponent is nobody to report: its moves are the server's own code
+    if (user !== undefined && user !== data.user.id && !held.bot) {
       who.push(" ", reportButton(format(gettext("Report %(player)s"), { player: nameOf(seat.seat) }), {
         reported_user: user,
         what: format(gettext("You are reporting the player %(player)s."), { player: nameOf(seat.seat) }),
@@ -779,6 +779,14 @@ function renderSeats() {
     cell(String(seat.income)).className = "income";
     body.appendChild(tr);
   }
+}
+
+/** The seat's taxi colour, beside its name wherever the page lists players. */
+function swatchOf(seat) {
+  const swatch = document.createElement("span");
+  swatch.className = "swatch";
+  swatch.style.background = data.colours[seat % data.colours.length].fill;
+  return swatch;
 }
 
 function hidden(text) {
@@ -830,7 +838,7 @@ async function renderResult() {
         const li = document.createElement("li");
         li.value = rank;
         li.dataset.seat = String(seat);
-        li.textContent = `${playerOf(seat)}: ${view.result.incomes[seat]}`;
+        li.append(swatchOf(seat), " ", `${playerOf(seat)}: ${view.result.incomes[seat]}`);
         ranking.appendChild(li);
       }
     });
@@ -1057,7 +1065,7 @@ function followTable() {
 
 function tableChanged(table) {
   if (state.status !== "open") return;
-  data.seats = table.seats.map((s) => ({ seat: s.seat, join_order: s.join_order, name: s.user.display_name, user: s.user.id }));
+  data.seats = table.seats.map((s) => ({ seat: s.seat, join_order: s.join_order, name: s.user.display_name, user: s.user.id, bot: s.bot }));
   if (table.status !== "open") {
     state.status = table.status;
     clearInterval(state.tablePoll);

@@ -65,6 +65,41 @@ function localToIso(value) {
   return value ? new Date(value).toISOString() : null; // datetime-local is the user's local time
 }
 
+const computer = document.getElementById("id_computer");
+const players = document.getElementById("id_players");
+const rated = document.getElementById("id_rated");
+let ratedWanted = rated.checked; // what the player chose, given back when the computer leaves
+
+/** The level selects of the places the computer takes: every place but the creator's. */
+function botPlaces() {
+  const count = Number(players.value) - 1;
+  return [...createForm.querySelectorAll(".bot-place")]
+    .filter((place) => Number(place.dataset.place) <= count)
+    .map((place) => place.querySelector("select"));
+}
+
+/** One level select per computer place, shown while the computer plays; a game against the
+ *  computer is never rated, so "Rated game" is unticked and disabled meanwhile. */
+function syncOpponents() {
+  const on = computer.checked;
+  const count = Number(players.value) - 1;
+  document.getElementById("bot-places").hidden = !on;
+  for (const place of createForm.querySelectorAll(".bot-place")) {
+    const used = on && Number(place.dataset.place) <= count;
+    place.hidden = !used;
+    place.querySelector("select").disabled = !used;
+  }
+  if (on && !rated.disabled) ratedWanted = rated.checked;
+  rated.disabled = on;
+  rated.checked = on ? false : ratedWanted;
+}
+computer.addEventListener("change", syncOpponents);
+players.addEventListener("change", syncOpponents);
+rated.addEventListener("change", () => {
+  ratedWanted = rated.checked;
+});
+syncOpponents();
+
 createForm.addEventListener("submit", async (event) => {
   event.preventDefault();
   const form = new FormData(createForm);
@@ -80,8 +115,9 @@ createForm.addEventListener("submit", async (event) => {
     clock: form.get("clock"),
     deadline1_at: localToIso(form.get("deadline1_at")),
     deadline2_at: localToIso(form.get("deadline2_at")),
-    // "Play against the computer": bots of the chosen level take every other place
-    bots: form.get("computer") === "on" ? Array(Number(form.get("players")) - 1).fill(form.get("bot_level")) : [],
+    // "Play against the computer": a bot of its own chosen level in every other place, in the
+    // order of the form ("Computer 1", "Computer 2", …: the names they get at the table)
+    bots: form.get("computer") === "on" ? botPlaces().map((select) => select.value) : [],
     rated: form.get("rated") === "on",
   };
   try {
