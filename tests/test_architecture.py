@@ -123,7 +123,6 @@ LAYER_OF = {
         "taxi_project.body_limit", "taxi_project.connection_limits", "taxi_project.csp",
         "taxi_project.error_pages", "taxi_project.error_codes", "taxi_project.pagination",
         "taxi_project.parsers", "taxi_project.renderers", "taxi_project.strict_fields",
-        "taxi_project.serve", "taxi_project.sync_limit",
     ),
     "services": (
         "games.services.*", "games.selectors", "games.moderation", "games.player_stats",
