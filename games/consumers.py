@@ -43,7 +43,7 @@ from accounts.credentials import socket_credentials, socket_refusal
 from accounts.middleware import scope_language
 from games import events, moderation, presence, selectors
 from games.engine import EngineError
-from games.engine.views import resign_offer  # issue 22: resign offered at any time (K3)
+from games.engine.views import resign_offer  # resign is offered at any time (K3)
 from games.errors import InvalidSync, LoginRequired, MalformedFrame, UnknownFrame
 from games.serializers import MAX_INT, move_data
 from games.services import chat, moves
