@@ -30,7 +30,7 @@ from .worlds import Sampler
 
 LEVELS = ("easy", "medium", "strong")
 #: Playouts per decision of the strong level (see bench/BOTS_RESULTS.md for their cost).
-DEFAULT_BUDGET = 120
+DEFAULT_BUDGET = 160
 #: K4 for bots: past this many turns per player a bot plays the autopilot, which makes
 #: progress, so a table of bots always ends (a search may find that blocking a taxi for ever
 #: keeps it from losing). Games of autopilots last about 60 turns per player.

@@ -23,6 +23,9 @@ from ..game import CAPACITY, MOVE, PICKUP, Game
 DISCOUNT = 0.9
 #: The best citizen this taxi could fetch is worth this share of its discounted fare.
 PROSPECT = 0.5
+#: With the last citizen undeliverable, each turn an empty taxi needs to reach it costs this much
+#: (less than any fare: only a tie-break that makes the taxi go and end the game).
+LAST_CITIZEN_PULL = 0.01
 
 
 @dataclass(frozen=True, slots=True)
@@ -132,6 +135,11 @@ def value(game: Game, seat: int) -> float:
     worth = float(income)
     for origin, destination in riding:
         worth += DISTANCE[origin][destination] * DISCOUNT ** _ceil_div(row[destination], steps)
+    if game.pile_exhausted and len(game.waiting) == 1 and not riding:
+        # G1: the last citizen can never be delivered, and picking it up ends the game, which
+        # costs an empty taxi nothing and the riders of the others their fares: go for it
+        origin = game.waiting[0][0]
+        return worth - LAST_CITIZEN_PULL * _ceil_div(row[origin], steps)
     if len(riding) < CAPACITY and game.may_pick_up(seat) is None and game.waiting:
         best = 0.0
         for origin, destination in game.waiting:
