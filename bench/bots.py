@@ -247,15 +247,15 @@ def wilson(p: float, n: int, z: float = 1.96) -> tuple[float, float]:
 
 
 def run_setting(
-    name: str, games: int, budget: int | None, jobs: int, log: Path | None = None
+    name: str, games: int, budget: int | None, jobs: int, log: Path | None = None, first: int = 0
 ) -> dict:
     level, rest, players = SETTINGS[name]
-    tasks = [(level, rest, players, k, budget) for k in range(games)]
+    tasks = [(level, rest, players, k, budget) for k in range(first, first + games)]
     began = time.perf_counter()
     results = []
     with multiprocessing.Pool(jobs) if jobs > 1 else contextlib.nullcontext() as pool:
         played = pool.imap(play_one, tasks) if pool is not None else map(play_one, tasks)
-        for k, result in enumerate(played):
+        for k, result in enumerate(played, start=first):
             results.append(result)
             if log is not None:  # one line per game, so a long run can be read while it runs
                 line = {"setting": name, "game": k, "seed": SEED + k, **result}
@@ -315,6 +315,7 @@ def main() -> int:
     )
     parser.add_argument("--settings", default=",".join(SETTINGS))
     parser.add_argument("--jobs", type=int, default=1, help="processes (2 on a quiet machine)")
+    parser.add_argument("--first", type=int, default=0, help="play games first … first+games-1")
     parser.add_argument("--log", type=Path, help="append one JSON line per game to this file")
     parser.add_argument("--timing", action="store_true")
     parser.add_argument("--positions", type=int, default=20, help="--timing: per player count")
@@ -334,7 +335,7 @@ def main() -> int:
     )
     print("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
     for name in args.settings.split(","):
-        r = run_setting(name, args.games, args.budget, args.jobs, args.log)
+        r = run_setting(name, args.games, args.budget, args.jobs, args.log, args.first)
         goal = GOALS.get(name)
         print(
             f"| {name} | {r['games']} | {100 * r['win_rate']:.1f} % "

@@ -11,9 +11,12 @@ from pathlib import Path
 import pytest
 
 from games.engine import (
+    AREAS,
+    DISTANCE,
     Options,
     Setup,
     Step,
+    Turn,
     autopilot_action,
     bots,
     full_view,
@@ -200,3 +203,58 @@ def test_T1_T3_the_plans_stop_everywhere_the_rules_allow_and_nowhere_else(moveme
             game.clone().apply(plan.action)  # every plan's action is legal as it stands
         checked += 1
     assert checked >= 5
+
+
+# ---------------------------------------------------------------------------- the end game
+
+
+def last_citizen_position(bot_distance):
+    """Two seats, normal movement, the pile exhausted and both deadlines reached: one citizen
+    waits `bot_distance` steps from the empty taxi of seat 0 (the bot); seat 1 (a person) carries
+    a passenger to a far destination. Every other card is discarded, so the view is whole."""
+    from tests.engine.scenario import arrange
+
+    bot = "2S"
+    row = DISTANCE[bot]
+    origin = next(a for a in AREAS if row[a] == bot_distance)
+    person = max(AREAS, key=lambda a: (min(row[a], DISTANCE[origin][a]), a))
+    destination = max(
+        (a for a in AREAS if a not in (bot, origin, person)), key=lambda a: DISTANCE[person][a]
+    )
+    target = next(a for a in AREAS if a not in (bot, origin, person, destination))
+    game = arrange(
+        taxis=[bot, person],
+        waiting=[f"{origin}>{target}"],
+        passengers=[[], [f"{person}>{destination}"]],
+        pile_size=0,
+        deadline=2,
+    )
+    used = {origin, target, person, destination}
+    game.discard = [card for card in AREAS if card not in used]
+    return game, origin
+
+
+def away_from(game, area):
+    """The person's turn: one step that does not deliver, as far from `area` as possible."""
+    seat = game.active
+    riding = {d for _, d in game.passengers[seat]}
+    steps = [a for a in game.step_choices() if a not in riding] or game.step_choices()
+    return Turn(seat, (max(steps, key=lambda a: (DISTANCE[area][a], a)),))
+
+
+@pytest.mark.parametrize("level", ["medium", "strong"])
+def test_G1_a_bot_goes_for_the_last_citizen_and_ends_the_game(level):
+    """With the pile exhausted and both deadlines reached, one citizen waiting that nobody can
+    ever deliver and the bot's taxi empty, the bot drives to the citizen and picks it up (G1:
+    the game ends), rather than waiting for a person to end it."""
+    for distance in (1, 3, 5):
+        game, origin = last_citizen_position(distance)
+        view = plain(player_view(game, 0))
+        assert view["pile_exhausted"] and view["deadlines_reached"] == 2
+        for turn in range(distance):
+            assert not game.over
+            game.apply(choose(plain(player_view(game, 0)), seed=turn, level=level, budget=8))
+            if not game.over:
+                game.apply(away_from(game, origin))
+        assert game.over, f"{level} bot {distance} steps away did not end the game"
+        assert game.waiting == [] and len(game.passengers[0]) == 1  # it picked the citizen up

@@ -172,3 +172,31 @@ def ranked(game: Game) -> list[tuple[float, Plan]]:
 def greedy(game: Game) -> Plan:
     """The `medium` level: the best plan for this turn alone."""
     return ranked(game)[0][1]
+
+
+def last_citizen(game: Game) -> Plan | None:
+    """G1 end game: with the pile exhausted and one citizen left waiting, nobody can ever deliver
+    it, and picking it up ends the game at once. For an empty taxi that may pick it up, whose
+    income cannot change any more, that is never worse than waiting (the others' riders then pay
+    nothing): the plan that picks it up, or else ends nearest to it; None in any other position."""
+    seat = game.active
+    if (
+        not game.pile_exhausted
+        or len(game.waiting) != 1
+        or game.passengers[seat]
+        or game.may_pick_up(seat) is not None
+    ):
+        return None
+    origin = game.waiting[0][0]
+    best: tuple[int, int] | None = None
+    found: Plan | None = None
+    for index, plan in enumerate(plans(game)):
+        if any(isinstance(move, Pickup) for move in plan.moves):
+            key = (0, index)
+        else:
+            steps = [move.to for move in plan.moves if isinstance(move, Step)]
+            area = steps[-1] if steps else game.taxis[seat]
+            key = (1 + DISTANCE[area][origin], index)
+        if best is None or key < best:
+            best, found = key, plan
+    return found
