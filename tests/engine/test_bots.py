@@ -258,3 +258,42 @@ def test_G1_a_bot_goes_for_the_last_citizen_and_ends_the_game(level):
                 game.apply(away_from(game, origin))
         assert game.over, f"{level} bot {distance} steps away did not end the game"
         assert game.waiting == [] and len(game.passengers[0]) == 1  # it picked the citizen up
+
+
+# ---------------------------------------------------------------------------- contract and strength
+
+
+@pytest.mark.parametrize("level", LEVELS)
+def test_H1_choose_reads_the_view_and_leaves_it_as_it_was(level):
+    """The server hands `choose` the seat's player view and may use it again (re-planning,
+    redelivery): the decision changes nothing in it, and it holds no secret to read."""
+    for game in itertools.islice(games_in_play(Options(movement="faster"), 4, seed=23), 8):
+        view = plain(player_view(game, game.active))
+        before = json.dumps(view, sort_keys=True)
+        action = choose(view, seed=5, level=level, budget=4)
+        assert json.dumps(view, sort_keys=True) == before
+        assert "secret" not in view and "seed" not in view
+        game.clone().apply(action)
+
+
+def test_strength_medium_beats_the_autopilot_on_fixed_seeds():
+    """A small fixed-seed match, two seats, medium against the autopilot with each moving first
+    equally often. A player that moved at random would win almost none of these games (it
+    delivers a fare only by chance); the searching levels win nearly all (bench/bots.py plays
+    hundreds against a greedy player)."""
+    wins = 0.0
+    games = 8
+    for k in range(games):
+        game, _ = start(Setup(Options(), 2, 500 + k))
+        bot = k % 2
+        decisions = 0
+        while not game.over:
+            if game.active == bot:
+                view = plain(player_view(game, bot))
+                game.apply(choose(view, seed=decisions, level="medium"))
+                decisions += 1
+            else:
+                game.apply(autopilot_action(game))
+        first = game.result["ranking"][0]
+        wins += 1 / len(first) if bot in first else 0.0
+    assert wins >= 6, f"medium won {wins} of {games}"

@@ -46,6 +46,8 @@ def reachable(game: Game) -> dict[str, tuple[str, ...]]:
     here = game.taxis[seat]
     closed = {area for other, area in enumerate(game.taxis) if other != seat}
     closed.add(game.turn_start)
+    if left == 1:  # normal movement: the neighbours, as the search below finds them
+        return {near: (near,) for near in NEIGHBOURS[here] if near not in closed}
     paths: dict[str, tuple[str, ...]] = {}
     queue = deque([(here, ())])
     seen = {here}

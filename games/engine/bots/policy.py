@@ -70,7 +70,11 @@ def _best_stop(game: Game, seat: int) -> tuple[str, tuple[str, ...] | None]:
     """The stop the policy picks: (area, path), path None for stopping where the taxi is."""
     riders = game.passengers[seat]
     waiting = game.waiting
-    pile = len(game.pile)
+    may = _may_pick_up
+    pile, count = len(game.pile), len(waiting)
+    at: dict[str, list[str]] = {}
+    for origin, destination in waiting:
+        at.setdefault(origin, []).append(destination)
     best_key: tuple[int, int, int] | None = None
     best: tuple[str, tuple[str, ...] | None] = (game.taxis[seat], None)
     options: list[tuple[str, tuple[str, ...] | None]] = []
@@ -79,22 +83,24 @@ def _best_stop(game: Game, seat: int) -> tuple[str, tuple[str, ...] | None]:
     options.extend(reachable(game).items())
     for stop, path in options:
         income = 0
-        staying = []
-        for citizen in riders:
-            if citizen[1] == stop:
-                income += DISTANCE[citizen[0]][stop]
-            else:
-                staying.append(citizen)
+        staying = riders
+        if riders:
+            staying = []
+            for citizen in riders:
+                if citizen[1] == stop:
+                    income += DISTANCE[citizen[0]][stop]
+                else:
+                    staying.append(citizen)
         row = DISTANCE[stop]
         taken = 0
-        distance = min((row[d] for _, d in staying), default=FAR)
-        if _may_pick_up(len(staying), pile, len(waiting)):
-            here = [d for o, d in waiting if o == stop]
+        distance = min([row[d] for _, d in staying]) if staying else FAR
+        if may(len(staying), pile, count):
+            here = at.get(stop)
             if here:
                 taken = 1
-                distance = min(distance, min(row[d] for d in here))
-            elif not staying:
-                distance = min((row[o] for o, _ in waiting), default=FAR)
+                distance = min(distance, min([row[d] for d in here]))
+            elif not staying and at:
+                distance = min([row[o] for o in at])
         key = (-income, -taken, distance)
         if best_key is None or key < best_key:
             best_key, best = key, (stop, path)

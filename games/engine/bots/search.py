@@ -20,7 +20,7 @@ from collections.abc import Callable
 
 from ..actions import Step
 from ..game import Game
-from .plans import Plan, play, plans, ranked, value
+from .plans import Plan, plans, play, ranked, value
 from .policy import quick_turn
 
 #: Candidate turns kept from the greedy ranking (with the playout policy's own choice).
