@@ -289,6 +289,35 @@ def run_setting(
     }
 
 
+def summarize(logs: list[Path]) -> None:
+    """The table of `main` from `--log` files (games of one setting may come from several runs,
+    e.g. `--first` ranges; a game logged twice counts once)."""
+    games: dict[str, dict[int, dict]] = {}
+    for log in logs:
+        for line in log.read_text().splitlines():
+            row = json.loads(line)
+            games.setdefault(row["setting"], {})[row["game"]] = row
+    print(
+        "| setting | games | seeds | win share | 95 % CI | goal | mean margin | cut off "
+        "| CPU/decision p50 | p99 | max |"
+    )
+    print("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
+    for name, rows in games.items():
+        n = len(rows)
+        rate = sum(r["won"] for r in rows.values()) / n
+        low, high = wilson(rate, n)
+        cpu = sorted(c for r in rows.values() for c in r["cpu"])
+        seeds = f"{SEED + min(rows)}…{SEED + max(rows)}"
+        goal = GOALS.get(name)
+        print(
+            f"| {name} | {n} | {seeds} | {100 * rate:.1f} % | {100 * low:.1f}–{100 * high:.1f} % "
+            f"| {'' if goal is None else f'≥ {100 * goal:.0f} %'} "
+            f"| {statistics.fmean(r['margin'] for r in rows.values()):+.1f} "
+            f"| {sum(r['cut'] for r in rows.values())} | {cpu[len(cpu) // 2]:.1f} ms "
+            f"| {cpu[min(len(cpu) - 1, int(0.99 * len(cpu)))]:.1f} ms | {cpu[-1]:.1f} ms |"
+        )
+
+
 def timing(budget: int | None, positions: int) -> None:
     print("CPU per decision at each level's budget (time.process_time), default options")
     print("| level | players | decisions | p50 ms | p99 ms | max ms |")
@@ -325,12 +354,16 @@ def main() -> int:
     parser.add_argument("--first", type=int, default=0, help="play games first … first+games-1")
     parser.add_argument("--log", type=Path, help="append one JSON line per game to this file")
     parser.add_argument("--timing", action="store_true")
+    parser.add_argument("--summarize", type=Path, nargs="+", help="the table from --log files")
     parser.add_argument("--positions", type=int, default=60, help="--timing: per player count")
     args = parser.parse_args()
     print(
         f"# bench/bots.py: python {platform.python_version()}, {os.cpu_count()} CPUs, "
         f"load {os.getloadavg()[0]:.1f}, {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}"
     )
+    if args.summarize:
+        summarize(args.summarize)
+        return 0
     if args.timing:
         timing(args.budget, args.positions)
         return 0
