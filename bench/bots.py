@@ -319,28 +319,32 @@ def summarize(logs: list[Path]) -> None:
 
 
 def timing(budget: int | None, positions: int) -> None:
-    print("CPU per decision at each level's budget (time.process_time), default options")
-    print("| level | players | decisions | p50 ms | p99 ms | max ms |")
-    print("| --- | --- | --- | --- | --- | --- |")
+    print("CPU per decision at each level's default budget (time.process_time); positions at")
+    print("the start of a turn, every one of a game of greedy players (pickup before movement")
+    print("with 5+ players), until `positions` decisions")
+    print("| level | movement | players | decisions | p50 ms | p99 ms | max ms |")
+    print("| --- | --- | --- | --- | --- | --- | --- |")
     for level in ("medium", "strong"):
-        for players in range(2, 9):
-            options = Options(pickup_before_movement=players >= 5)
-            game, _ = start(Setup(options, players, SEED + players))
-            cpu = []
-            while not game.over and len(cpu) < positions:
-                if game.phase == "move" and not game.path:
-                    view = player_view(game, game.active)
-                    began = time.process_time()
-                    choose(view, seed=len(cpu), level=level, budget=budget)
-                    cpu.append(time.process_time() - began)
-                game.apply(greedy_action(game))
-            cpu.sort()
-            print(
-                f"| {level} | {players} | {len(cpu)} | {1000 * cpu[len(cpu) // 2]:.0f} "
-                f"| {1000 * cpu[min(len(cpu) - 1, int(0.99 * len(cpu)))]:.0f} "
-                f"| {1000 * cpu[-1]:.0f} |",
-                flush=True,
-            )
+        for movement in ("normal", "fast", "faster"):
+            for players in (2, 4, 8):
+                options = Options(pickup_before_movement=players >= 5, movement=movement)
+                game, _ = start(Setup(options, players, SEED + players))
+                cpu = []
+                while not game.over and len(cpu) < positions:
+                    if game.phase == "move" and not game.path:
+                        view = player_view(game, game.active)
+                        began = time.process_time()
+                        choose(view, seed=len(cpu), level=level, budget=budget)
+                        cpu.append(time.process_time() - began)
+                    game.apply(greedy_action(game))
+                cpu.sort()
+                print(
+                    f"| {level} | {movement} | {players} | {len(cpu)} "
+                    f"| {1000 * cpu[len(cpu) // 2]:.0f} "
+                    f"| {1000 * cpu[min(len(cpu) - 1, int(0.99 * len(cpu)))]:.0f} "
+                    f"| {1000 * cpu[-1]:.0f} |",
+                    flush=True,
+                )
 
 
 def main() -> int:
@@ -355,7 +359,7 @@ def main() -> int:
     parser.add_argument("--log", type=Path, help="append one JSON line per game to this file")
     parser.add_argument("--timing", action="store_true")
     parser.add_argument("--summarize", type=Path, nargs="+", help="the table from --log files")
-    parser.add_argument("--positions", type=int, default=60, help="--timing: per player count")
+    parser.add_argument("--positions", type=int, default=40, help="--timing: per setting")
     args = parser.parse_args()
     print(
         f"# bench/bots.py: python {platform.python_version()}, {os.cpu_count()} CPUs, "

@@ -24,8 +24,9 @@ Contract of `choose`:
 * the action is legal in the game the view was taken from: a whole `turn` when every part is
   certain, otherwise one atomic action (a pre-movement pickup, a step, a stop, a pickup, a
   decline, a pass), after which the server asks again;
-* `budget` (medium and strong) counts playouts; the defaults (`BUDGETS`) keep a strong decision
-  under 250 ms of CPU at p99 on the benchmark machine (bench/BOTS_RESULTS.md).
+* `budget` (medium and strong) counts playouts; the defaults (`default_budget`: `BUDGETS` times
+  the movement option's `MOVEMENT_SHARE`) keep a strong decision under 250 ms of CPU at p99 on
+  the benchmark machine (bench/BOTS_RESULTS.md).
 """
 
 from __future__ import annotations
@@ -37,9 +38,21 @@ from .search import search
 from .worlds import Sampler, unseen_cards, world
 
 LEVELS = ("easy", "medium", "strong")
-#: Playouts per decision of each searching level (see bench/BOTS_RESULTS.md for their cost).
+#: Playouts per decision of each searching level under normal movement (see
+#: bench/BOTS_RESULTS.md for their cost and strength).
 BUDGETS = {"medium": 16, "strong": 160}
 DEFAULT_BUDGET = BUDGETS["strong"]
+#: The share of that budget under each movement option: a turn of fast and faster movement has
+#: many more stops to weigh and playouts of more steps, and a decision must stay within the
+#: same CPU time (250 ms at p99 for strong).
+MOVEMENT_SHARE = {"normal": 1.0, "fast": 0.75, "faster": 0.6}
+
+
+def default_budget(level: str, movement: str) -> int:
+    """The playouts a decision of `level` gets at a table with this movement option."""
+    return max(1, round(BUDGETS[level] * MOVEMENT_SHARE[movement]))
+
+
 #: K4 for bots: past this many turns per player a bot plays the autopilot, which makes
 #: progress, so a table of bots always ends (a search may find that blocking a taxi for ever
 #: keeps it from losing). Games of autopilots last about 60 turns per player.
@@ -60,7 +73,12 @@ def choose(view: dict, seed: int, level: str = "strong", budget: int | None = No
         ending = last_citizen(world(view, unseen_cards(view)))
         if ending is not None:
             return ending.action
-    return search(sampler, BUDGETS[level] if budget is None else budget).action
+    if budget is None:
+        budget = default_budget(level, view["options"]["movement"])
+    return search(sampler, budget).action
 
 
-__all__ = ["BUDGETS", "DEFAULT_BUDGET", "LEVELS", "STALL_TURNS_PER_PLAYER", "choose"]
+__all__ = [
+    "BUDGETS", "DEFAULT_BUDGET", "LEVELS", "MOVEMENT_SHARE", "STALL_TURNS_PER_PLAYER", "choose",
+    "default_budget",
+]  # fmt: skip
