@@ -24,7 +24,7 @@ from games.engine import (
     public_view,
     start,
 )
-from games.engine.bots import LEVELS, STALL_TURNS_PER_PLAYER, choose
+from games.engine.bots import LEVELS, STALL_TURNS_PER_PLAYER, choose, default_budget
 from games.engine.bots.plans import plans, reachable
 from games.engine.bots.worlds import unseen_cards, world
 from games.engine.rng import Rng
@@ -297,3 +297,13 @@ def test_strength_medium_beats_the_autopilot_on_fixed_seeds():
         first = game.result["ranking"][0]
         wins += 1 / len(first) if bot in first else 0.0
     assert wins >= 6, f"medium won {wins} of {games}"
+
+
+def test_each_level_s_default_budget_follows_the_movement_option():
+    """The documented budgets (docs/bots-and-ratings.md): fewer playouts where turns have more
+    stops, and a decision without a budget is the decision with that budget."""
+    assert [default_budget("strong", m) for m in ("normal", "fast", "faster")] == [160, 120, 96]
+    assert [default_budget("medium", m) for m in ("normal", "fast", "faster")] == [16, 12, 10]
+    game = next(itertools.islice(games_in_play(Options(movement="faster"), 2, seed=9), 4, None))
+    view = plain(player_view(game, game.active))
+    assert choose(view, seed=3, level="medium") == choose(view, seed=3, level="medium", budget=10)
