@@ -11,9 +11,12 @@ from pathlib import Path
 import pytest
 
 from games.engine import (
+    AREAS,
+    DISTANCE,
     Options,
     Setup,
     Step,
+    Turn,
     autopilot_action,
     bots,
     full_view,
@@ -21,7 +24,7 @@ from games.engine import (
     public_view,
     start,
 )
-from games.engine.bots import LEVELS, STALL_TURNS_PER_PLAYER, choose
+from games.engine.bots import LEVELS, STALL_TURNS_PER_PLAYER, choose, default_budget
 from games.engine.bots.plans import plans, reachable
 from games.engine.bots.worlds import unseen_cards, world
 from games.engine.rng import Rng
@@ -200,3 +203,107 @@ def test_T1_T3_the_plans_stop_everywhere_the_rules_allow_and_nowhere_else(moveme
             game.clone().apply(plan.action)  # every plan's action is legal as it stands
         checked += 1
     assert checked >= 5
+
+
+# ---------------------------------------------------------------------------- the end game
+
+
+def last_citizen_position(bot_distance):
+    """Two seats, normal movement, the pile exhausted and both deadlines reached: one citizen
+    waits `bot_distance` steps from the empty taxi of seat 0 (the bot); seat 1 (a person) carries
+    a passenger to a far destination. Every other card is discarded, so the view is whole."""
+    from tests.engine.scenario import arrange
+
+    bot = "2S"
+    row = DISTANCE[bot]
+    origin = next(a for a in AREAS if row[a] == bot_distance)
+    person = max(AREAS, key=lambda a: (min(row[a], DISTANCE[origin][a]), a))
+    destination = max(
+        (a for a in AREAS if a not in (bot, origin, person)), key=lambda a: DISTANCE[person][a]
+    )
+    target = next(a for a in AREAS if a not in (bot, origin, person, destination))
+    game = arrange(
+        taxis=[bot, person],
+        waiting=[f"{origin}>{target}"],
+        passengers=[[], [f"{person}>{destination}"]],
+        pile_size=0,
+        deadline=2,
+    )
+    used = {origin, target, person, destination}
+    game.discard = [card for card in AREAS if card not in used]
+    return game, origin
+
+
+def away_from(game, area):
+    """The person's turn: one step that does not deliver, as far from `area` as possible."""
+    seat = game.active
+    riding = {d for _, d in game.passengers[seat]}
+    steps = [a for a in game.step_choices() if a not in riding] or game.step_choices()
+    return Turn(seat, (max(steps, key=lambda a: (DISTANCE[area][a], a)),))
+
+
+@pytest.mark.parametrize("level", ["medium", "strong"])
+def test_G1_a_bot_goes_for_the_last_citizen_and_ends_the_game(level):
+    """With the pile exhausted and both deadlines reached, one citizen waiting that nobody can
+    ever deliver and the bot's taxi empty, the bot drives to the citizen and picks it up (G1:
+    the game ends), rather than waiting for a person to end it."""
+    for distance in (1, 3, 5):
+        game, origin = last_citizen_position(distance)
+        view = plain(player_view(game, 0))
+        assert view["pile_exhausted"] and view["deadlines_reached"] == 2
+        for turn in range(distance):
+            assert not game.over
+            game.apply(choose(plain(player_view(game, 0)), seed=turn, level=level, budget=8))
+            if not game.over:
+                game.apply(away_from(game, origin))
+        assert game.over, f"{level} bot {distance} steps away did not end the game"
+        assert game.waiting == [] and len(game.passengers[0]) == 1  # it picked the citizen up
+
+
+# ---------------------------------------------------------------------------- contract and strength
+
+
+@pytest.mark.parametrize("level", LEVELS)
+def test_H1_choose_reads_the_view_and_leaves_it_as_it_was(level):
+    """The server hands `choose` the seat's player view and may use it again (re-planning,
+    redelivery): the decision changes nothing in it, and it holds no secret to read."""
+    for game in itertools.islice(games_in_play(Options(movement="faster"), 4, seed=23), 8):
+        view = plain(player_view(game, game.active))
+        before = json.dumps(view, sort_keys=True)
+        action = choose(view, seed=5, level=level, budget=4)
+        assert json.dumps(view, sort_keys=True) == before
+        assert "secret" not in view and "seed" not in view
+        game.clone().apply(action)
+
+
+def test_strength_medium_beats_the_autopilot_on_fixed_seeds():
+    """A small fixed-seed match, two seats, medium against the autopilot with each moving first
+    equally often. A player that moved at random would win almost none of these games (it
+    delivers a fare only by chance); the searching levels win nearly all (bench/bots.py plays
+    hundreds against a greedy player)."""
+    wins = 0.0
+    games = 8
+    for k in range(games):
+        game, _ = start(Setup(Options(), 2, 500 + k))
+        bot = k % 2
+        decisions = 0
+        while not game.over:
+            if game.active == bot:
+                view = plain(player_view(game, bot))
+                game.apply(choose(view, seed=decisions, level="medium"))
+                decisions += 1
+            else:
+                game.apply(autopilot_action(game))
+        first = game.result["ranking"][0]
+        wins += 1 / len(first) if bot in first else 0.0
+    assert wins >= 6, f"medium won {wins} of {games}"
+
+
+def test_each_level_s_default_budget_follows_the_movement_option():
+    """The documented budgets (docs/bots-and-ratings.md): fewer playouts where turns have more
+    stops, and a decision without a budget is the decision with that budget."""
+    assert [default_budget("strong", m) for m in ("normal", "fast", "faster")] == [160, 120, 96]
+    assert [default_budget("medium", m) for m in ("normal", "fast", "faster")] == [16, 12, 10]
+    game = next(itertools.islice(games_in_play(Options(movement="faster"), 2, seed=9), 4, None))
+    view = plain(player_view(game, game.active))
+    assert choose(view, seed=3, level="medium") == choose(view, seed=3, level="medium", budget=10)

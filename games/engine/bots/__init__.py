@@ -1,12 +1,20 @@
-"""Computer opponents (issue 23): a bot decides from a player's view only (H1).
+"""Computer opponents: a bot decides from a player's view only (H1).
 
     action = choose(player_view(game, seat), seed=s, level="strong")
     game.apply(action)   # the server: through the same write path as a person's move
 
-Levels: `easy` is the autopilot (K2); `medium` plays the turn that is best this turn alone
-(income now, fares on board, the best citizen in reach); `strong` plays the best of the greedy
-level's plans after playing each to the end of the game in worlds sampled from the cards it
-cannot see (determinization, see `worlds`).
+Levels (budgets in playouts, so a decision is the same on any machine; their CPU cost and
+strength are in bench/BOTS_RESULTS.md):
+
+* `easy`: the autopilot (K2), no search;
+* `medium`: the search of `strong` with a tenth of its playouts (`BUDGETS["medium"]`);
+* `strong`: determinized Monte Carlo over whole turns (`search`): the candidate turns are each
+  played in the same worlds sampled from the cards the bot cannot see (`worlds`), followed by a
+  few turns of a quick playout policy for every seat (`policy`), and judged by the margin over
+  the best other seat.
+
+Every level with a search goes for the last citizen once nobody can deliver it
+(`plans.last_citizen`).
 
 Contract of `choose`:
 * it reads the view and nothing else; a full view (with the secrets) is refused. The pile's
@@ -16,21 +24,35 @@ Contract of `choose`:
 * the action is legal in the game the view was taken from: a whole `turn` when every part is
   certain, otherwise one atomic action (a pre-movement pickup, a step, a stop, a pickup, a
   decline, a pass), after which the server asks again;
-* `budget` (strong only) counts playouts; the default keeps a decision under a second of CPU
-  on the benchmark machine for every player count (bench/BOTS_RESULTS.md).
+* `budget` (medium and strong) counts playouts; the defaults (`default_budget`: `BUDGETS` times
+  the movement option's `MOVEMENT_SHARE`) keep a strong decision under 250 ms of CPU at p99 on
+  the benchmark machine (bench/BOTS_RESULTS.md).
 """
 
 from __future__ import annotations
 
 from ..actions import Action
 from ..autopilot import autopilot_action
-from .plans import greedy
+from .plans import last_citizen
 from .search import search
-from .worlds import Sampler
+from .worlds import Sampler, unseen_cards, world
 
 LEVELS = ("easy", "medium", "strong")
-#: Playouts per decision of the strong level (see bench/BOTS_RESULTS.md for their cost).
-DEFAULT_BUDGET = 120
+#: Playouts per decision of each searching level under normal movement (see
+#: bench/BOTS_RESULTS.md for their cost and strength).
+BUDGETS = {"medium": 16, "strong": 160}
+DEFAULT_BUDGET = BUDGETS["strong"]
+#: The share of that budget under each movement option: a turn of fast and faster movement has
+#: many more stops to weigh and playouts of more steps, and a decision must stay within the
+#: same CPU time (250 ms at p99 for strong).
+MOVEMENT_SHARE = {"normal": 1.0, "fast": 0.75, "faster": 0.6}
+
+
+def default_budget(level: str, movement: str) -> int:
+    """The playouts a decision of `level` gets at a table with this movement option."""
+    return max(1, round(BUDGETS[level] * MOVEMENT_SHARE[movement]))
+
+
 #: K4 for bots: past this many turns per player a bot plays the autopilot, which makes
 #: progress, so a table of bots always ends (a search may find that blocking a taxi for ever
 #: keeps it from losing). Games of autopilots last about 60 turns per player.
@@ -47,9 +69,16 @@ def choose(view: dict, seed: int, level: str = "strong", budget: int | None = No
     sampler = Sampler(view, seed)
     if level == "easy" or view["turn"] > STALL_TURNS_PER_PLAYER * view["players"]:
         return autopilot_action(sampler())
-    if level == "medium":
-        return greedy(sampler()).action
-    return search(sampler, DEFAULT_BUDGET if budget is None else budget).action
+    if view["pile_exhausted"] and len(view["waiting"]) == 1:  # the order of the pile is moot
+        ending = last_citizen(world(view, unseen_cards(view)))
+        if ending is not None:
+            return ending.action
+    if budget is None:
+        budget = default_budget(level, view["options"]["movement"])
+    return search(sampler, budget).action
 
 
-__all__ = ["DEFAULT_BUDGET", "LEVELS", "STALL_TURNS_PER_PLAYER", "choose"]
+__all__ = [
+    "BUDGETS", "DEFAULT_BUDGET", "LEVELS", "MOVEMENT_SHARE", "STALL_TURNS_PER_PLAYER", "choose",
+    "default_budget",
+]  # fmt: skip

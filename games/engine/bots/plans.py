@@ -23,6 +23,9 @@ from ..game import CAPACITY, MOVE, PICKUP, Game
 DISCOUNT = 0.9
 #: The best citizen this taxi could fetch is worth this share of its discounted fare.
 PROSPECT = 0.5
+#: With the last citizen undeliverable, each turn an empty taxi needs to reach it costs this much
+#: (less than any fare: only a tie-break that makes the taxi go and end the game).
+LAST_CITIZEN_PULL = 0.01
 
 
 @dataclass(frozen=True, slots=True)
@@ -43,6 +46,8 @@ def reachable(game: Game) -> dict[str, tuple[str, ...]]:
     here = game.taxis[seat]
     closed = {area for other, area in enumerate(game.taxis) if other != seat}
     closed.add(game.turn_start)
+    if left == 1:  # normal movement: the neighbours, as the search below finds them
+        return {near: (near,) for near in NEIGHBOURS[here] if near not in closed}
     paths: dict[str, tuple[str, ...]] = {}
     queue = deque([(here, ())])
     seen = {here}
@@ -132,6 +137,11 @@ def value(game: Game, seat: int) -> float:
     worth = float(income)
     for origin, destination in riding:
         worth += DISTANCE[origin][destination] * DISCOUNT ** _ceil_div(row[destination], steps)
+    if game.pile_exhausted and len(game.waiting) == 1 and not riding:
+        # G1: the last citizen can never be delivered, and picking it up ends the game, which
+        # costs an empty taxi nothing and the riders of the others their fares: go for it
+        origin = game.waiting[0][0]
+        return worth - LAST_CITIZEN_PULL * _ceil_div(row[origin], steps)
     if len(riding) < CAPACITY and game.may_pick_up(seat) is None and game.waiting:
         best = 0.0
         for origin, destination in game.waiting:
@@ -164,3 +174,31 @@ def ranked(game: Game) -> list[tuple[float, Plan]]:
 def greedy(game: Game) -> Plan:
     """The `medium` level: the best plan for this turn alone."""
     return ranked(game)[0][1]
+
+
+def last_citizen(game: Game) -> Plan | None:
+    """G1 end game: with the pile exhausted and one citizen left waiting, nobody can ever deliver
+    it, and picking it up ends the game at once. For an empty taxi that may pick it up, whose
+    income cannot change any more, that is never worse than waiting (the others' riders then pay
+    nothing): the plan that picks it up, or else ends nearest to it; None in any other position."""
+    seat = game.active
+    if (
+        not game.pile_exhausted
+        or len(game.waiting) != 1
+        or game.passengers[seat]
+        or game.may_pick_up(seat) is not None
+    ):
+        return None
+    origin = game.waiting[0][0]
+    best: tuple[int, int] | None = None
+    found: Plan | None = None
+    for index, plan in enumerate(plans(game)):
+        if any(isinstance(move, Pickup) for move in plan.moves):
+            key = (0, index)
+        else:
+            steps = [move.to for move in plan.moves if isinstance(move, Step)]
+            area = steps[-1] if steps else game.taxis[seat]
+            key = (1 + DISTANCE[area][origin], index)
+        if best is None or key < best:
+            best, found = key, plan
+    return found

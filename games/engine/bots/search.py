@@ -1,41 +1,49 @@
-"""The `strong` level: determinized Monte Carlo over whole futures.
+"""The searching levels: determinized Monte Carlo over whole turns, in worlds sampled from the
+cards the bot cannot see.
 
-The plans the greedy level ranks best are each played in the same sampled worlds (common random
-numbers: every plan meets the same hidden piles, so the comparison is not drowned in the luck of
-the draw), and every world is played to the end of the game by the autopilot (K2) for every
-seat. A plan scores its average final margin over the best other seat, plus a bonus for winning
-(a shared first place shares it). The budget counts playouts, not seconds: the engine reads no
-clock, and a fixed count keeps a decision the same for the same seed on any machine.
+Every candidate turn is played in the same sampled worlds (common random numbers: each candidate
+meets the same hidden piles, so their comparison is not drowned in the luck of the draw). After
+the candidate, every seat (this one too) plays the quick playout policy (`policy.quick_turn`)
+for `horizon` further turns, and the position is judged by the seat's value less the best other
+seat's (`plans.value`: income, riders' fares discounted by the turns to their destinations, the
+best citizen in reach); a game that ends in the playout is judged by its final margin plus a
+bonus for the win. Halfway through the budget the worse half of the candidates is dropped
+(successive halving), so the playouts go where the choice is close.
+
+The budget counts playouts, not seconds: the engine reads no clock, and a fixed count keeps a
+decision the same for the same view and seed on any machine.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 
-from ..autopilot import autopilot_action
+from ..actions import Step
 from ..game import Game
-from .plans import Plan, play, ranked, value
+from .plans import Plan, plans, play, ranked, value
+from .policy import quick_turn
 
-#: Plans kept from the greedy ranking for the playouts.
-KEEP = 6
+#: Candidate turns kept from the greedy ranking (with the playout policy's own choice).
+KEEP = 8
 #: A win is worth this many fares of margin.
 WIN_BONUS = 10.0
-#: A playout ends after this many turns even if the game does not (K4 keeps it far away).
-PLAYOUT_TURNS = 2000
+#: Turns played after the candidate before the position is judged.
+HORIZON = 12
 
 
-def playout(game: Game) -> None:
-    """Play the game on to its end with the autopilot for every seat (K4: it ends)."""
-    limit = game.turn + PLAYOUT_TURNS
-    while not game.over and game.turn < limit:
-        game.apply(autopilot_action(game))
+def final_incomes(game: Game) -> list[int]:
+    """The incomes of a finished game: the one place the bots read the engine's result."""
+    assert game.result is not None
+    return list(game.result.incomes)
 
 
 def score(game: Game, seat: int) -> float:
-    if game.over and game.result is not None:
-        incomes = game.result.incomes
-        best_other = max(income for other, income in enumerate(incomes) if other != seat)
+    """The seat's margin over the best other seat: final (with the win bonus) once the game
+    is over, else as `plans.value` judges the position."""
+    if game.over and game.aborted is None:
+        incomes = final_incomes(game)
         mine = incomes[seat]
+        best_other = max(income for other, income in enumerate(incomes) if other != seat)
         if mine > best_other:
             won = 1.0
         elif mine == best_other:
@@ -43,38 +51,69 @@ def score(game: Game, seat: int) -> float:
         else:
             won = 0.0
         return mine - best_other + WIN_BONUS * won
-    # cut off or aborted: judge what is on the board
     mine = value(game, seat)
     return mine - max(value(game, other) for other in range(game.players) if other != seat)
 
 
-def search(worlds: Callable[[], Game], budget: int, keep: int = KEEP) -> Plan:
-    """The plan with the best average score over `budget` playouts in worlds from `worlds()`:
-    the greedy level's best `keep` plans (fewer if the budget is smaller) each played in
-    `budget // keep` worlds.
+def rollout(game: Game, seat: int, plan: Plan, horizon: int) -> float:
+    """Play the plan in this world, finish its turn and `horizon` more with the policy, and
+    score the result for `seat`."""
+    turn = game.turn
+    play(game, plan)
+    if not game.over and game.turn == turn and game.active == seat:
+        quick_turn(game)  # a plan handed over as one atomic action: finish its turn
+    end = game.turn + horizon
+    while not game.over and game.turn < end:
+        quick_turn(game)
+    return score(game, seat)
 
-    `worlds` returns a fresh world on each call; its public part is what the bot sees, its pile
-    is the sampler's business (a sample of the unseen cards for a bot, the true pile for the
-    benchmark's oracle)."""
+
+def candidates(game: Game, keep: int) -> list[Plan]:
+    """The turns worth searching: every plan if few, else the greedy ranking's best `keep` and
+    the plans that stop where the playout policy would."""
+    every = plans(game)
+    if len(every) <= keep:
+        return every
+    best = [plan for _, plan in ranked(game)[:keep]]
+    trial = game.clone()
+    quick_turn(trial)
+    where = trial.taxis[game.active]
+    for plan in every:
+        stops = [m for m in plan.moves if isinstance(m, Step)]
+        if plan not in best and stops and stops[-1].to == where:
+            best.append(plan)
+    return best
+
+
+def search(
+    worlds: Callable[[], Game], budget: int, keep: int = KEEP, horizon: int = HORIZON
+) -> Plan:
+    """The candidate with the best average score over about `budget` playouts in worlds from
+    `worlds()` (each call a fresh world: a sample of the unseen cards for a bot, the true pile
+    for the benchmark's oracle)."""
     base = worlds()
     seat = base.active
-    candidates = [plan for _, plan in ranked(base)[: max(1, min(keep, budget))]]
-    if len(candidates) == 1:
-        return candidates[0]
-    rounds = max(1, budget // len(candidates))
-    totals = [0.0] * len(candidates)
-    for _ in range(rounds):
+    alive = candidates(base, keep)
+    if len(alive) == 1:
+        return alive[0]
+    totals = [0.0] * len(alive)
+    rounds = [0] * len(alive)
+    first_half = max(1, budget // 2 // len(alive))
+    for _ in range(first_half):
         sample = worlds()
-        for i, plan in enumerate(candidates):
-            game = sample.clone()
-            turn = game.turn
-            play(game, plan)
-            while not game.over and game.turn == turn and game.active == seat:
-                play(game, ranked(game)[0][1])  # a plan that leaves the turn open: finish it
-            playout(game)
-            totals[i] += score(game, seat)
-    best = max(range(len(candidates)), key=lambda i: (totals[i], -i))
-    return candidates[best]
+        for i, plan in enumerate(alive):
+            totals[i] += rollout(sample.clone(), seat, plan, horizon)
+            rounds[i] += 1
+    order = sorted(range(len(alive)), key=lambda i: (-totals[i], i))
+    kept = sorted(order[: max(2, (len(alive) + 1) // 2)])
+    second_half = max(0, (budget - first_half * len(alive)) // len(kept))
+    for _ in range(second_half):
+        sample = worlds()
+        for i in kept:
+            totals[i] += rollout(sample.clone(), seat, alive[i], horizon)
+            rounds[i] += 1
+    best = max(kept, key=lambda i: (totals[i] / rounds[i], -i))
+    return alive[best]
 
 
-__all__ = ["KEEP", "PLAYOUT_TURNS", "WIN_BONUS", "playout", "score", "search"]
+__all__ = ["HORIZON", "KEEP", "WIN_BONUS", "candidates", "rollout", "score", "search"]
