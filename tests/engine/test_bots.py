@@ -294,7 +294,7 @@ def test_strength_medium_beats_the_autopilot_on_fixed_seeds():
                 decisions += 1
             else:
                 game.apply(autopilot_action(game))
-        first = game.result["ranking"][0]
+        first = game.result.ranking[0]
         wins += 1 / len(first) if bot in first else 0.0
     assert wins >= 6, f"medium won {wins} of {games}"
 
