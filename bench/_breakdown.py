@@ -77,7 +77,9 @@ def analyse(
         for r in a["records"]:
             if r[0] is not None:
                 by_id[r[0]] = (pid, *r[1:])
-        gc_pauses += [(t, s, g, pid) for t, s, g in a["gc_pauses"] if window.start <= t <= window.end]
+        gc_pauses += [
+            (t, s, g, pid) for t, s, g in a["gc_pauses"] if window.start <= t <= window.end
+        ]
         lags += [(t, s, pid) for t, s in a["lags"] if window.start <= t <= window.end]
         requests = a["requests"] - b["requests"]
         pool_a, pool_b = a.get("pool", {}), b.get("pool", {})
@@ -107,12 +109,15 @@ def analyse(
                 "gc_sizes": a.get("gc_sizes"),
                 "gc_frozen": a.get("gc_frozen"),
                 "loop_lag_mean_ms": round(
-                    1000 * (a["lag_sum_s"] - b["lag_sum_s"]) / max(a["lag_ticks"] - b["lag_ticks"], 1),
+                    1000
+                    * (a["lag_sum_s"] - b["lag_sum_s"])
+                    / max(a["lag_ticks"] - b["lag_ticks"], 1),
                     2,
                 ),
                 "loop_lag_max_ms": round(1000 * a["lag_max_s"], 1),
                 "pool_queued": pool_a.get("requests_queued", 0) - pool_b.get("requests_queued", 0),
-                "pool_wait_ms": pool_a.get("requests_wait_ms", 0) - pool_b.get("requests_wait_ms", 0),
+                "pool_wait_ms": pool_a.get("requests_wait_ms", 0)
+                - pool_b.get("requests_wait_ms", 0),
                 "pool_size": pool_a.get("pool_size"),
                 "threads": a.get("threads"),
             }
@@ -123,8 +128,17 @@ def analyse(
 
     # the client's accepted requests of the window, as the server saw them
     parts: dict[str, list[float]] = {
-        k: [] for k in ("client", "server", "outside", "thread_wait", "pool_wait", "sql", "view",
-                        "send")  # fmt: skip
+        k: []
+        for k in (
+            "client",
+            "server",
+            "outside",
+            "thread_wait",
+            "pool_wait",
+            "sql",
+            "view",
+            "send",
+        )  # fmt: skip
     }
     sql_n: list[int] = []
     slow = []
@@ -188,9 +202,11 @@ def _f(value, spec=".1f") -> str:
 
 def text(name: str, b: dict) -> list[str]:
     """The breakdown of one window, as report lines."""
-    lines = [f"  {name}: per worker (HTTP requests of the window, share of its {b.get('kind', '')} "
-             "requests, CPU s/s, mean/max in flight, gc count/wall (CPU), loop lag mean/max, "
-             "pool queued/wait):"]
+    lines = [
+        f"  {name}: per worker (HTTP requests of the window, share of its {b.get('kind', '')} "
+        "requests, CPU s/s, mean/max in flight, gc count/wall (CPU), loop lag mean/max, "
+        "pool queued/wait):"
+    ]
     for w in b["workers"]:
         gc_text = " ".join(
             f"g{g}:{v['count']}/{v['ms']:.0f}ms({v['cpu_ms']:.0f} CPU)" for g, v in w["gc"].items()
@@ -232,8 +248,9 @@ def _pauses(b: dict) -> list[str]:
     if b["gc_biggest"]:
         lines.append(
             f"    gc pauses ≥ 2 ms: {b['gc_pauses_over_2ms']}; biggest "
-            + ", ".join(f"{g['ms']:.0f} ms (gen {g['gen']}, at {g['at_s']:.1f} s)"
-                        for g in b["gc_biggest"])  # fmt: skip
+            + ", ".join(
+                f"{g['ms']:.0f} ms (gen {g['gen']}, at {g['at_s']:.1f} s)" for g in b["gc_biggest"]
+            )  # fmt: skip
         )
     if b["loop_lag_biggest"]:
         lines.append(

@@ -202,7 +202,6 @@ def request_id() -> str:
     return str(next(_request_ids))
 
 
-
 @dataclass
 class Player:
     user_id: int

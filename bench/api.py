@@ -640,8 +640,10 @@ async def paced_moves(
         # moves took 594, 534 and 377 ms; the p99 of that run was 523 ms).
         firsts = list(
             await asyncio.gather(
-                *(_client.open_game(session, run.base, pair, options, _client.Stats())
-                  for pair in pairs)  # fmt: skip
+                *(
+                    _client.open_game(session, run.base, pair, options, _client.Stats())
+                    for pair in pairs
+                )  # fmt: skip
             )
         )
     now = time.perf_counter()

@@ -291,18 +291,26 @@ def report(result: dict, speed: dict) -> None:
         kept_up = p["per_s"] >= api.GOAL_CARRIED * p["offered_per_s"]
         ok = kept_up and p["errors"] == 0 and p["p99_ms"] is not None
         ok = ok and p["p99_ms"] <= api.GOAL_P99_MS
-        print(f"  paced at {p['offered_per_s']:.1f}/s offered: {p['per_s']:.1f}/s carried, p50 "
-              f"{p['p50_ms']} p95 {p['p95_ms']} p99 {p['p99_ms']} max {p['max_ms']}, errors "
-              f"{p['errors']}: {'PASS' if ok else 'FAIL'} (p99 ≤ {api.GOAL_P99_MS} ms)")  # fmt: skip
+        verdict = "PASS" if ok else "FAIL"
+        print(
+            f"  paced at {p['offered_per_s']:.1f}/s offered: {p['per_s']:.1f}/s carried,"
+            f" p50 {p['p50_ms']} p95 {p['p95_ms']} p99 {p['p99_ms']} max {p['max_ms']},"
+            f" errors {p['errors']}: {verdict} (p99 ≤ {api.GOAL_P99_MS} ms)"
+        )
     for name, phase in (("moves", m), ("GET", g), ("paced", p)):
         if phase is None:
             continue
         c = phase["cpu"]
         w = c["wall_s"]
         per = phase.get("server_cpu_ms_per_op")
-        print(f"  {name}: server CPU {api._f(per)} ms per op, serving {api._f(phase.get('serving_cpu_ms_per_op'))} ms;"
-              f" machine {c['machine_busy_pct']:.0f}% busy; other processes "
-              f"{c['other_cpu_s'] / w:.2f} CPU; stolen {c.get('steal_cpu_s', 0.0) / w:.2f}")  # fmt: skip
+        serving = api._f(phase.get("serving_cpu_ms_per_op"))
+        busy = c["machine_busy_pct"]
+        other = c["other_cpu_s"] / w
+        stolen = c.get("steal_cpu_s", 0.0) / w
+        print(
+            f"  {name}: server CPU {api._f(per)} ms per op, serving {serving} ms;"
+            f" machine {busy:.0f}% busy; other processes {other:.2f} CPU; stolen {stolen:.2f}"
+        )
         tl = phase["timeline"]
         counts = sorted(tl["per_second"])
         print(f"    answers per second fewest/median/most {counts[0]}/{counts[len(counts) // 2]}/"

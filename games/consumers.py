@@ -287,9 +287,7 @@ class GameConsumer(JsonConsumer):
         one at a time on the process's single thread for synchronous work."""
         if not self.user.is_authenticated:
             raise LoginRequired()
-        refusal, result = await database_sync_to_async(self._move, thread_sensitive=False)(
-            content
-        )
+        refusal, result = await database_sync_to_async(self._move, thread_sensitive=False)(content)
         if refusal is not None:
             await self.closed_for(refusal)
             return

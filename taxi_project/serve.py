@@ -104,8 +104,12 @@ def main(argv: list[str] | None = None) -> int:
         return worker
 
     workers = [start() for _ in range(args.workers)]
-    print(f"serving on {args.host}:{args.port}: {args.workers} workers, a socket each "
-          f"(pids {' '.join(str(w.pid) for w in workers)})", file=sys.stderr, flush=True)  # fmt: skip
+    pids = " ".join(str(w.pid) for w in workers)
+    print(
+        f"serving on {args.host}:{args.port}: {args.workers} workers, a socket each (pids {pids})",
+        file=sys.stderr,
+        flush=True,
+    )
     while not stopping:
         time.sleep(0.5)
         for i, worker in enumerate(workers):

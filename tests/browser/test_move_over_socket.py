@@ -67,9 +67,11 @@ def play_one_step(browser, table, problems, breakage: str | None):
     )
     page.on(
         "request",
-        lambda r: posts.append({"url": r.url, "body": r.post_data_json})
-        if r.method == "POST" and r.url.endswith("/actions")
-        else None,
+        lambda r: (
+            posts.append({"url": r.url, "body": r.post_data_json})
+            if r.method == "POST" and r.url.endswith("/actions")
+            else None
+        ),
     )
     log_in(page, table["base"], *table["mover"])
     page.goto(f"{table['base']}/games/{table['game']}")

@@ -99,8 +99,13 @@ def test_a_key_used_over_http_is_replayed_over_the_socket_and_the_other_way(tabl
     async def over_socket():
         ws = await _open(game_id, socket_mover)
         await ws.send_json_to(
-            {"type": "move", "ref": "s", "action": next_action, "version": version,
-             "idempotency_key": second_key}  # fmt: skip
+            {
+                "type": "move",
+                "ref": "s",
+                "action": next_action,
+                "version": version,
+                "idempotency_key": second_key,
+            }  # fmt: skip
         )
         answer = await _answer(ws, "s")
         await ws.disconnect()
@@ -121,8 +126,13 @@ def test_two_moves_at_the_same_version_one_wins_the_other_is_stale(table):
     async def scenario():
         first, second = await _open(game_id, mover), await _open(game_id, mover)
         frames = [
-            {"type": "move", "ref": ref, "action": action, "version": 0,
-             "idempotency_key": uuid.uuid4().hex}  # fmt: skip
+            {
+                "type": "move",
+                "ref": ref,
+                "action": action,
+                "version": 0,
+                "idempotency_key": uuid.uuid4().hex,
+            }  # fmt: skip
             for ref in ("a", "b")
         ]
         await asyncio.gather(first.send_json_to(frames[0]), second.send_json_to(frames[1]))
@@ -167,8 +177,13 @@ def test_the_move_limit_holds_for_frames_sent_at_once_on_two_sockets(table, four
             refs.append((sockets[i % 2], ref))
             sends.append(
                 sockets[i % 2].send_json_to(
-                    {"type": "move", "ref": ref, "action": {"type": "stop"}, "version": 99,
-                     "idempotency_key": ref}  # fmt: skip
+                    {
+                        "type": "move",
+                        "ref": ref,
+                        "action": {"type": "stop"},
+                        "version": 99,
+                        "idempotency_key": ref,
+                    }  # fmt: skip
                 )
             )
         await asyncio.gather(*sends)
