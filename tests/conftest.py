@@ -172,6 +172,39 @@ def _log_triggers_installed(request):
     yield
 
 
+# A transactional test's flush empties every table, the rows a data migration made too: the
+# "moderators" group (games 0006). Run alone, pytest-django orders those tests after all others;
+# in a parallel run whole files go to each process, so a file's committing test can come before
+# another file's tests that read the group. Each database test (and `module_db`) puts it back
+# first when it is missing, as the migration made it (the permissions themselves are made again
+# by the flush's post_migrate): one query when it is there.
+
+
+def _moderators_group_back() -> None:
+    import importlib
+
+    from django.contrib.auth.models import Group, Permission
+
+    if Group.objects.filter(name="moderators").exists():
+        return
+    migration = importlib.import_module("games.migrations.0006_audit_append_only_and_moderators")
+    Group.objects.create(name="moderators").permissions.set(
+        [
+            Permission.objects.get(content_type__app_label=app, codename=codename)
+            for app, codename in migration.MODERATOR_PERMISSIONS
+        ]
+    )
+
+
+@pytest.fixture(autouse=True)
+def _migration_rows_back(request, django_db_blocker):
+    if request.node.get_closest_marker("django_db") or _DB_FIXTURES & set(request.fixturenames):
+        request.getfixturevalue("django_db_setup")
+        with django_db_blocker.unblock():
+            _moderators_group_back()
+    yield
+
+
 @pytest.fixture
 def committed_db(request, transactional_db, django_db_blocker):
     """Like `transactional_db`: data is really committed, visible to other connections."""
@@ -201,6 +234,7 @@ def module_db(django_db_setup, django_db_blocker):
     with django_db_blocker.unblock():
         outer = transaction.atomic()
         outer.__enter__()
+        _moderators_group_back()
     try:
         yield django_db_blocker.unblock
     finally:

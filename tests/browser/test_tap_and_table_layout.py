@@ -166,9 +166,29 @@ def japanese_tables(players):
     """A running game with three passengers a taxi (shift change: the widest Passengers
     column), and rated games, so the leaderboard and the rating history have rows."""
     base, people = players
+    _seven_digit_game_ids()
     running = start_game(people, movement="fast", clock="24h", shift_change=True)
     finished = [finished_by_autopilot(people) for _ in range(2)]
     return base, people, running, finished[0]
+
+
+def _seven_digit_game_ids() -> None:
+    """Game numbers as a service that has run a while shows them (a table of them must still
+    fit a phone), whatever ran before in this test database."""
+    from django.db import connection
+
+    with connection.cursor() as cursor:
+        if connection.vendor == "postgresql":
+            cursor.execute(
+                "SELECT setval(pg_get_serial_sequence('games_game', 'id'),"
+                " GREATEST(1000000, (SELECT COALESCE(MAX(id), 0) FROM games_game)))"
+            )
+        else:
+            cursor.execute("DELETE FROM sqlite_sequence WHERE name = 'games_game'")
+            cursor.execute(
+                "INSERT INTO sqlite_sequence (name, seq) SELECT 'games_game',"
+                " MAX(1000000, COALESCE(MAX(id), 0)) FROM games_game"
+            )
 
 
 def test_japanese_table_headers_keep_their_words_whole_on_a_phone(japanese_tables, chromium):
