@@ -229,11 +229,12 @@ class Run:
             "PYTHONUNBUFFERED": "1",
         }
         self.probe_dir: Path | None = None
-        if not args.no_probe:
+        # the other benches (attack, scale) build their Run from their own options: no probe
+        if not getattr(args, "no_probe", True):
             self.probe_dir = self.tmp / "probe"
             self.probe_dir.mkdir()
             self.env["BENCH_PROBE_DIR"] = str(self.probe_dir)
-        for item in args.server_env:
+        for item in getattr(args, "server_env", ()):
             key, sep, value = item.partition("=")
             if not sep or not key:
                 raise SystemExit(f"--server-env takes KEY=VALUE, not {item!r}")
@@ -260,9 +261,14 @@ class Run:
                     python=sys.executable, host=HOST, port=self.port, workers=self.args.workers
                 )
             )
-        # the production server (taxi_project/serve.py: a listening socket per worker), or
-        # with --server uvicorn, `uvicorn --workers N` (one socket shared by the workers)
-        server = ["taxi_project.serve"] if self.args.server == "serve" else ["uvicorn"]
+        # --server serve: taxi_project/serve.py (a listening socket per worker); uvicorn:
+        # `uvicorn --workers N` (one shared socket), as docker/ runs it and as the benches that
+        # build a Run from their own options (attack, scale) do
+        server = (
+            ["taxi_project.serve"]
+            if getattr(self.args, "server", "uvicorn") == "serve"
+            else ["uvicorn"]
+        )
         return [
             sys.executable, "-m", *server, "bench._asgi:application",
             "--host", HOST, "--port", str(self.port),
@@ -1029,8 +1035,8 @@ def parse_args(argv=None):
     )  # fmt: skip
     parser.add_argument(
         "--server", choices=["serve", "uvicorn"], default="serve",
-        help="serve: python -m taxi_project.serve (a listening socket per worker, as in "
-        "production); uvicorn: uvicorn --workers N (one shared socket) (default serve)",
+        help="serve: python -m taxi_project.serve (a listening socket per worker); uvicorn: "
+        "uvicorn --workers N (one shared socket, as docker/ runs it) (default serve)",
     )  # fmt: skip
     parser.add_argument(
         "--watchers", type=int, default=0, metavar="N",
