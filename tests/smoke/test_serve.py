@@ -45,6 +45,15 @@ def sockets_of(pid: int) -> int:
     return count
 
 
+def listening(port: int) -> int:
+    """Listening sockets on the port (each worker's own, with SO_REUSEPORT)."""
+    count = 0
+    for line in Path("/proc/net/tcp").read_text().splitlines()[1:]:
+        fields = line.split()
+        count += fields[3] == "0A" and int(fields[1].rsplit(":", 1)[1], 16) == port
+    return count
+
+
 @pytest.mark.skipif(sys.platform != "linux", reason="SO_REUSEPORT spreads connections on Linux")
 def test_kept_alive_connections_spread_over_the_workers(committed_db):
     port = free_port()
@@ -68,6 +77,9 @@ def test_kept_alive_connections_spread_over_the_workers(committed_db):
             except OSError:
                 assert time.monotonic() < deadline, "the server did not start"
                 time.sleep(0.2)
+        while listening(port) < 2:  # the other worker may still be loading the app
+            assert time.monotonic() < deadline, "both workers did not listen"
+            time.sleep(0.2)
         workers = children(server.pid)
         assert len(workers) == 2
         before = {pid: sockets_of(pid) for pid in workers}
