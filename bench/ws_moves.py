@@ -101,6 +101,18 @@ class Socket:
             await asyncio.wait_for(self.changed.wait(), left)
 
 
+async def _window_summary(stats, window, cpu_task, probe_task) -> dict:
+    """A window's figures: latencies and codes, the CPU metered over it and the server's
+    breakdown, per operation once anything was accepted."""
+    summary = api._summary(stats, window)
+    summary["cpu"] = cpu = await cpu_task
+    summary["breakdown"] = api._analysed(await probe_task, window, stats)
+    if summary["accepted"]:
+        summary.update(api.cpu_per_op(cpu, summary["accepted"]))
+        summary["server_cpu_ms_per_op"] = 1000 * cpu["server_cpu_s"] / summary["accepted"]
+    return summary
+
+
 async def open_socket(session, ws_base: str, game_id: int, player: _client.Player) -> Socket:
     ws = await session.ws_connect(
         f"{ws_base}/ws/games/{game_id}/", headers=player.headers, max_msg_size=0, autoping=True
@@ -232,12 +244,7 @@ async def run_all(run: api.Run, args) -> dict:
             if crashed:
                 raise RuntimeError(f"{len(crashed)} socket game loops failed: {crashed[0]!r}")
             games[:] = results
-            summary = api._summary(stats, window)
-            summary["cpu"] = cpu = await cpu_task
-            summary["breakdown"] = api._analysed(await probe_task, window, stats)
-            if summary["accepted"]:
-                summary.update(api.cpu_per_op(cpu, summary["accepted"]))
-                summary["server_cpu_ms_per_op"] = 1000 * cpu["server_cpu_s"] / summary["accepted"]
+            summary = await _window_summary(stats, window, cpu_task, probe_task)
             summary["games_finished"] = stats.games_finished
             return summary
 
@@ -254,12 +261,7 @@ async def run_all(run: api.Run, args) -> dict:
         await asyncio.gather(
             *(_client.get_loop(session, url, players[i], window, gstats) for i in range(k))
         )
-        gets = api._summary(gstats, window)
-        gets["cpu"] = get_cpu = await cpu_task
-        gets["breakdown"] = api._analysed(await probe_task, window, gstats)
-        if gets["accepted"]:
-            gets.update(api.cpu_per_op(get_cpu, gets["accepted"]))
-            gets["server_cpu_ms_per_op"] = 1000 * get_cpu["server_cpu_s"] / gets["accepted"]
+        gets = await _window_summary(gstats, window, cpu_task, probe_task)
 
         paced = None
         rate = args.rate or args.rate_fraction * moves["per_s"]
