@@ -177,9 +177,9 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
 
 # HTTP requests of one server process in Django at once (each runs in a thread of its own, all
 # share the interpreter lock); the others wait in the event loop, in order. 0: no limit, the
-# default: behind docker/haproxy.cfg a limit of 4 had every sign-up answered 502 by the proxy
-# (bench/attack.py --proxy), which must be understood before it is turned on. Streams are not
-# counted. taxi_project/sync_limit.py says why a limit helps the latency tail.
+# default. Streams and /healthz are not counted (a health check queued behind slow requests
+# had the proxy take a busy node for dead). taxi_project/sync_limit.py says why a limit helps
+# the latency tail.
 HTTP_CONCURRENCY = int(os.environ.get("HTTP_CONCURRENCY", "0"))
 
 # How often each server process looks up the versions of the games its sockets watch, so a
