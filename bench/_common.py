@@ -46,6 +46,15 @@ def machine_speed() -> float:
     return round(1000 * best, 1)
 
 
+def speed_line(speed: dict) -> str:
+    """The report's line for `{"before": ms, "after": ms}` of `machine_speed`."""
+    return (
+        f"Machine speed: {speed['before']} ms before the run, {speed['after']} ms after, of CPU"
+        " for fixed engine work (bench/_common.py: machine_speed; lower is faster; compare runs"
+        " only at similar figures)"
+    )
+
+
 def _cpu_ticks() -> list[int]:
     """The machine's line of /proc/stat: user, nice, system, idle, iowait, irq, softirq, steal…"""
     with open("/proc/stat") as f:

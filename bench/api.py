@@ -82,6 +82,7 @@ if str(ROOT) not in sys.path:
 
 from bench._common import (  # noqa: E402
     drop_database,
+    speed_line,
     log,
     machine_cpu,
     machine_speed,
@@ -408,12 +409,11 @@ def _summary(stats: _client.Stats, window: _client.Window) -> dict:
     }
 
 
-async def run_level(run: Run, session, players, games: int, args) -> dict:
-    """One K: the move phase, then the GET phase, on the same server and connections."""
-    meter = CpuMeter(run.server.pid)
-    options = {"movement": args.movement}
-    pairs = [(players[2 * i], players[2 * i + 1]) for i in range(games)]
-
+async def unpaced_moves(run: Run, session, pairs, options, args, meter: CpuMeter) -> dict:
+    """The K = len(pairs) games played by players who never think, one request in flight per
+    game, for `args.warmup` + `args.duration` seconds: what the server can carry (`per_s`,
+    the capacity the paced windows take their fraction of), with its latencies and CPU."""
+    games = len(pairs)
     log(f"K={games}: setting up {games} games (tables, joins, first views)")
     stats = _client.Stats()
     started = time.perf_counter()
@@ -462,6 +462,15 @@ async def run_level(run: Run, session, players, games: int, args) -> dict:
         moves.update(cpu_per_op(move_cpu, moves["accepted"]))
         moves["server_cpu_ms_per_move"] = 1000 * move_cpu["server_cpu_s"] / moves["accepted"]
         moves["machine_cpu_ms_per_move"] = 1000 * move_cpu["machine_busy_cpu_s"] / moves["accepted"]
+    return moves
+
+
+async def run_level(run: Run, session, players, games: int, args) -> dict:
+    """One K: the move phase, then the GET phase, on the same server and connections."""
+    meter = CpuMeter(run.server.pid)
+    options = {"movement": args.movement}
+    pairs = [(players[2 * i], players[2 * i + 1]) for i in range(games)]
+    moves = await unpaced_moves(run, session, pairs, options, args, meter)
 
     log(f"K={games}: GET /api/v1/me for 1 s warm-up + {args.get_duration:g} s")
     now = time.perf_counter()
@@ -624,7 +633,16 @@ async def sweep_paced(
 
 
 async def paced_moves(
-    run: Run, session, pairs, options, args, meter: CpuMeter, rate: float, stats=None, firsts=None
+    run: Run,
+    session,
+    pairs,
+    options,
+    args,
+    meter: CpuMeter,
+    rate: float,
+    stats=None,
+    firsts=None,
+    alongside=None,
 ) -> dict:
     """The same K games, with players who think: together they offer `rate` moves/s
     (each pair a move every K / rate seconds on average, at Poisson times). The latency a
@@ -632,7 +650,9 @@ async def paced_moves(
     latencies in; `firsts`: each pair's game, set up beforehand (`_client.open_game`), so that
     no setup falls in the window, replaced in the list by the game each pair was playing when
     the window closed (None if none), for the next window (bench/scale.py pools several short
-    windows back to back)."""
+    windows back to back). `alongside(window)`: a coroutine run beside the players from the
+    warm-up's start until it returns (other load, e.g. bench/bot_think.py's bot tables; it
+    should return once the window has closed)."""
     interval = len(pairs) / rate
     log(
         f"K={len(pairs)}: paced moves, {rate:.1f}/s offered (a move every {interval:.3f} s "
@@ -663,8 +683,13 @@ async def paced_moves(
             )
             for pair, first in zip(pairs, firsts, strict=True)
         ),
+        *([alongside(window)] if alongside is not None else []),
         return_exceptions=True,
     )
+    if alongside is not None:
+        beside = results.pop()
+        if isinstance(beside, BaseException):
+            raise beside
     cpu = await cpu_task
     probed = await probe_task
     crashed = [r for r in results if isinstance(r, BaseException)]
@@ -1130,11 +1155,7 @@ def main(argv=None) -> int:
     finally:
         run.cleanup()
     speed = env_info["machine_speed_ms"]
-    print(
-        f"\nMachine speed: {speed['before']} ms before the run, {speed['after']} ms after, of CPU"
-        " for fixed engine work (bench/_common.py: machine_speed; lower is faster; compare runs"
-        " only at similar figures)"
-    )
+    print(f"\n{speed_line(speed)}")
     report(levels, args, speed)
     if args.json:
         path = Path(args.json)
