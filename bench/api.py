@@ -82,7 +82,7 @@ if str(ROOT) not in sys.path:
 
 from bench._common import (  # noqa: E402
     drop_database,
-    speed_line,
+    exit_on_signals,
     log,
     machine_cpu,
     machine_speed,
@@ -90,6 +90,7 @@ from bench._common import (  # noqa: E402
     proc_stats,
     recreate_database,
     server_environment,
+    speed_line,
     wait_quiet,
 )
 
@@ -527,7 +528,6 @@ async def watched_paced(
             *(_client.open_game(session, run.base, pair, options, stats) for pair in pairs)
         )
     )
-    ws_base = run.base.replace("http://", "ws://")
     k = len(pairs)
     semaphore = asyncio.Semaphore(50)
     frames = {"entry": 0, "other": 0}
@@ -536,16 +536,9 @@ async def watched_paced(
         game_id = firsts[i % k][0].game_id
         player = players[(i + i // k) % len(players)]  # ≤ 32 sockets per account
         async with semaphore:
-            ws = await sockets_session.ws_connect(
-                f"{ws_base}/ws/games/{game_id}/", headers=player.headers, max_msg_size=0
+            return await _client.synced_socket(
+                sockets_session, run.base, game_id, player, f"watcher {i}"
             )
-            hello = await ws.receive_json(timeout=60)
-            if hello["type"] != "hello":
-                raise RuntimeError(f"watcher {i}: {hello}")
-            await ws.send_json({"type": "sync", "after": -1})
-            while (await ws.receive_json(timeout=60))["type"] != "synced":
-                pass
-        return ws
 
     async def drain(ws):
         async for message in ws:
@@ -1124,12 +1117,7 @@ def main(argv=None) -> int:
     args = parse_args(argv)
     run = Run(args)
     atexit.register(run.cleanup)
-
-    def on_signal(signum, frame):
-        raise SystemExit(128 + signum)
-
-    signal.signal(signal.SIGTERM, on_signal)
-    signal.signal(signal.SIGHUP, on_signal)
+    exit_on_signals()
     try:
         busy = wait_quiet(args.wait_idle)
         speed_before = machine_speed()

@@ -51,7 +51,6 @@ import contextlib
 import copy
 import json
 import secrets
-import signal
 import sys
 import time
 import uuid
@@ -61,15 +60,18 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from bench._common import log, machine_speed, proc_stats, speed_line, wait_quiet  # noqa: E402
-
-try:
-    import aiohttp
-except ImportError:  # pragma: no cover - a hint, not a feature
-    sys.exit("bench/bot_think.py needs aiohttp: python3 dev.py bench installs it")
+import aiohttp  # noqa: E402  (python3 dev.py bench installs it)
 import psycopg  # noqa: E402
 
 from bench import _client, api  # noqa: E402
+from bench._common import (  # noqa: E402
+    exit_on_signals,
+    log,
+    machine_speed,
+    proc_stats,
+    speed_line,
+    wait_quiet,
+)
 from games.engine import encode_action  # noqa: E402
 from games.engine.bots import LATENESS_BUDGET_MS, LEVELS  # noqa: E402
 from games.engine.bots import choose as bot_choose  # noqa: E402
@@ -100,7 +102,10 @@ def start_workers(stack: contextlib.ExitStack, run: api.Run, args) -> list:
     )
     bots = stack.enter_context(
         celery_worker(
-            **common, concurrency=args.bot_concurrency, lock_wait=60, beat=False,
+            **common,
+            concurrency=args.bot_concurrency,
+            lock_wait=60,
+            beat=False,
             queues=[BOT_QUEUE],
         )  # fmt: skip
     )
@@ -142,7 +147,6 @@ class BotTables:
         self.session = session
         self.ws_session = ws_session
         self.base = base
-        self.ws_base = base.replace("http://", "ws://")
         self.options = options
         self.slots = [
             (persons[i * len(LEVELS) + j], level)
@@ -196,8 +200,8 @@ class BotTables:
             self.finished += 1
 
     async def _play(self, person: _client.Player, game_id: int) -> None:
-        ws = await self.ws_session.ws_connect(
-            f"{self.ws_base}/ws/games/{game_id}/", headers=person.headers, max_msg_size=0
+        ws = await _client.synced_socket(
+            self.ws_session, self.base, game_id, person, f"game {game_id}"
         )
         frames: asyncio.Queue = asyncio.Queue()
 
@@ -210,15 +214,8 @@ class BotTables:
                     await frames.put(data)
             await frames.put(None)
 
-        reader = None
+        reader = asyncio.create_task(read())
         try:
-            hello = await ws.receive_json(timeout=60)
-            if hello["type"] != "hello":
-                raise RuntimeError(f"game {game_id}: {hello}")
-            await ws.send_json({"type": "sync", "after": -1})
-            while (await ws.receive_json(timeout=60))["type"] != "synced":
-                pass
-            reader = asyncio.create_task(read())
             version, view = await self._detail(person, game_id)
             url = f"{self.base}/api/v1/games/{game_id}/actions"
             while view["status"] == "playing":
@@ -248,10 +245,9 @@ class BotTables:
                     self.person_moves.error(status, answer)
                     version, view = await self._detail(person, game_id)
         finally:
-            if reader is not None:
-                reader.cancel()
-                with contextlib.suppress(asyncio.CancelledError):
-                    await reader
+            reader.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await reader
             await ws.close()
 
     async def _detail(self, person: _client.Player, game_id: int) -> tuple[int, dict]:
@@ -562,12 +558,7 @@ def main(argv=None) -> int:
     args = parse_args(argv)
     run = api.Run(args)
     atexit.register(run.cleanup)
-
-    def on_signal(signum, frame):
-        raise SystemExit(128 + signum)
-
-    signal.signal(signal.SIGTERM, on_signal)
-    signal.signal(signal.SIGHUP, on_signal)
+    exit_on_signals()
     db_url = f"{args.pg_url.rstrip('/')}/{args.db_name}"
     try:
         busy = wait_quiet(args.wait_idle)
@@ -583,9 +574,6 @@ def main(argv=None) -> int:
             found = bot_turns(db_url, result["bot_games"], result["spans"], args.think_seconds)
             errors = [line for worker in workers for line in worker.errors()]
         result["machine_speed_ms"] = {"before": speed_before, "after": machine_speed()}
-    except BaseException:
-        run.failed = True
-        raise
     finally:
         run.cleanup()
     result.update(
