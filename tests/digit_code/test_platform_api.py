@@ -305,3 +305,12 @@ def test_the_push_texts_of_digit_code_tell_its_own_news(make_player):
     play_to_the_end(game_id, by_seat)
     ended = push.game_ended_text(Game.objects.get(pk=game_id), Game.objects.get(pk=game_id).version)
     assert "The code was" in ended["body"]
+
+
+def test_the_admin_lists_games_by_game(make_player, admin_client):
+    game_id = table([make_player(), make_player()])
+    taxi = start_game([make_player(), make_player()])
+    page = admin_client.get("/admin/games/game/", {"kind": "digit-code"})
+    assert page.status_code == 200
+    listed = {game.pk for game in page.context["cl"].result_list}
+    assert game_id in listed and taxi not in listed
