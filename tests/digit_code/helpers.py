@@ -1,4 +1,4 @@
-"""Small helpers for the Digit Code engine tests (no database)."""
+"""Small helpers for the Digit Code tests (those here need no database)."""
 
 from __future__ import annotations
 
@@ -86,3 +86,17 @@ def ask(game: Game, question) -> list[dict]:
 def code_pattern(code: tuple[int, ...]) -> re.Pattern[str]:
     """The code written in any usual way: JSON lists, a tuple's repr, six digits in a row."""
     return re.compile(r"(, ?)?".join(map(str, code)))
+
+
+def leaks(text: str, code: list[int], seed: str) -> list[str]:
+    """What of the secrets (G6) a text the server sent holds: the code as a JSON list or as
+    six digits in a sentence or a string, the seed."""
+    found = []
+    digits = "".join(map(str, code))
+    if re.search(r"\[\s*" + r"\s*,\s*".join(map(str, code)) + r"\s*\]", text):
+        found.append("the code as a list")
+    if seed and seed in text:
+        found.append("the seed")
+    if '"code": "' + digits in text or f"code was {digits}" in text:
+        found.append("the code as text")
+    return found

@@ -5,16 +5,16 @@ of the server. Bahama Taxi stays the default game."""
 from __future__ import annotations
 
 import json
-import re
 from datetime import timedelta
 
 import pytest
 import time_machine
 from django.utils import timezone
 
-from games import push, registry, state, tasks
+from games import push, registry, tasks
 from games.models import Game, GameEntry
-from games.services import bots
+from tests.digit_code.helpers import leaks
+from tests.digit_code.over_http import autopilot_choice, notes_of, play_to_the_end, secret_code
 from tests.players import seat_players, start_game
 
 DIGIT_CODE = registry.get("digit-code")
@@ -24,42 +24,6 @@ START = timezone.now().replace(microsecond=0) + timedelta(days=1)
 
 def table(players, **options) -> int:
     return start_game(players, game="digit-code", **options)
-
-
-def autopilot_choice(game_id: int) -> dict:
-    """A sensible move (C1's autopilot reads the public answers only), sent over HTTP."""
-    action = engine.encode_action(
-        engine.autopilot_action(state.state_for(Game.objects.get(pk=game_id)))
-    )
-    del action["seat"]
-    return action
-
-
-def play_to_the_end(game_id: int, by_seat: dict, max_moves: int = 200) -> Game:
-    game = Game.objects.get(pk=game_id)
-    for _ in range(max_moves):
-        if game.status != "playing":
-            break
-        player = by_seat[game.active_seat]
-        if player is None:  # a bot's seat: the bot worker's path
-            bots.bot_turn_play(game_id=game_id, version=game.version, seat=game.active_seat)
-        else:
-            response = player.move(game_id, autopilot_choice(game_id), game.version)
-            assert response.status_code == 201, response.json()
-        game = Game.objects.get(pk=game_id)
-    return game
-
-
-def notes_of(game_id: int) -> list[dict]:
-    return [
-        n
-        for e in GameEntry.objects.filter(game_id=game_id).order_by("seq")
-        for n in e.notifications
-    ]
-
-
-def secret_code(game_id: int) -> list[int]:
-    return engine.full_view(state.state_for(Game.objects.get(pk=game_id)))["secret"]["code"]
 
 
 # ------------------------------------------------------------------------------ tables
@@ -244,18 +208,6 @@ def test_moderators_zombify_a_digit_code_seat_and_cannot_restore_it(make_player)
 # ------------------------------------------------------------------------------ G6
 
 
-def _leaks(text: str, code: list[int], seed: str) -> list[str]:
-    found = []
-    digits = "".join(map(str, code))
-    if re.search(r"\[\s*" + r"\s*,\s*".join(map(str, code)) + r"\s*\]", text):
-        found.append("the code as a list")
-    if seed and seed in text:
-        found.append("the seed")
-    if '"code": "' + digits in text or f"code was {digits}" in text:
-        found.append("the code as text")
-    return found
-
-
 def test_G6_the_code_appears_nowhere_before_game_ended(make_player, admin_client):
     players = [make_player(), make_player()]
     spectator = make_player()
@@ -277,8 +229,8 @@ def test_G6_the_code_appears_nowhere_before_game_ended(make_player, admin_client
         game, GameEntry.objects.get(game=game, seq=game.version).notifications
     )
     seen.append(("push", json.dumps(texts)))
-    leaks = [(where, leak) for where, text in seen for leak in _leaks(text, code, seed)]
-    assert leaks == []
+    found = [(where, leak) for where, text in seen for leak in leaks(text, code, seed)]
+    assert found == []
     page = admin_client.get(f"/admin/games/game/{game_id}/replay/")
     assert page.status_code == 200 and page.context["panel"]["code"] is None
     # once over, the code is everywhere it belongs
