@@ -17,19 +17,24 @@ from rest_framework.views import APIView
 from accounts.throttles import TableCreateAccountThrottle, TableCreateAddressThrottle
 from games import moderation, selectors, streams
 from games.models import Seat
-from games.schema import NDJSON, BoardSerializer, error_responses, ndjson_body
+from games.schema import NDJSON, BoardSerializer, any_game, by_game, error_responses, ndjson_body
 from games.serializers import (
+    DETAILS,
+    ENTRIES,
+    SUMMARIES,
+    TABLE_CREATE,
     ChatMessageSerializer,
     ChatPostSerializer,
     ChatQuerySerializer,
-    EntrySerializer,
+    DigitCodeGameExportSerializer,
+    DigitCodeLegalActionsSerializer,
+    DigitCodeLogPageSerializer,
+    DigitCodeMoveResponseSerializer,
     ErrorSerializer,
     ExportQuerySerializer,
-    GameDetailSerializer,
     GameExportSerializer,
     GamesQuerySerializer,
     GameSummaryPageSerializer,
-    GameSummarySerializer,
     LegalActionsSerializer,
     LogPageSerializer,
     LogQuerySerializer,
@@ -48,6 +53,12 @@ from games.throttles import MoveRateThrottle
 from games.web import board_data
 from taxi_project import connection_limits, error_codes
 from taxi_project.pagination import DEPRECATION_HEADERS, deprecated, paginate, schema_parameters
+
+# Answers that are each game's own (games/schema.py: `by_game`, `any_game`).
+ANY_SUMMARY = by_game("AnyGameSummary", SUMMARIES)
+ANY_MOVE_RESPONSE = any_game(
+    "AnyMoveResponse", [MoveResponseSerializer, DigitCodeMoveResponseSerializer]
+)
 
 # The error codes each operation may answer with (games/schema.py: error_responses).
 SIGNED_IN = ("not_authenticated", "authentication_failed", "account_banned", "account_suspended",
@@ -162,9 +173,9 @@ class TableListCreateApi(APIView):
 
     @extend_schema(
         operation_id="tables_create",
-        request=TableCreateSerializer,
+        request=by_game("AnyTableCreate", TABLE_CREATE, optional=True),
         responses={
-            201: GameSummarySerializer,
+            201: ANY_SUMMARY,
             **errors(
                 "tables_create",
                 *BODY,
@@ -201,7 +212,7 @@ class TableJoinApi(APIView):
         operation_id="tables_join",
         request=TableJoinSerializer,
         responses={
-            200: GameSummarySerializer,
+            200: ANY_SUMMARY,
             **errors(
                 "tables_join",
                 *BODY,
@@ -227,7 +238,7 @@ class TableLeaveApi(APIView):
         operation_id="tables_leave",
         request=None,
         responses={
-            200: GameSummarySerializer,
+            200: ANY_SUMMARY,
             **errors(
                 "tables_leave",
                 "permission_denied",
@@ -250,7 +261,7 @@ class TableCancelApi(APIView):
         operation_id="tables_cancel",
         request=None,
         responses={
-            200: GameSummarySerializer,
+            200: ANY_SUMMARY,
             **errors(
                 "tables_cancel",
                 "permission_denied",
@@ -273,7 +284,7 @@ class GameDetailApi(APIView):
         operation_id="games_retrieve",
         parameters=[IF_NONE_MATCH, ETAG],
         responses={
-            200: GameDetailSerializer,
+            200: by_game("AnyGameDetail", DETAILS),
             **NOT_MODIFIED,
             **errors("games_retrieve", "game_not_found"),
         },
@@ -289,7 +300,12 @@ class GameActionsApi(APIView):
 
     @extend_schema(
         operation_id="games_actions_list",
-        responses={200: LegalActionsSerializer, **errors("games_actions_list", "game_not_found")},
+        responses={
+            200: any_game(
+                "AnyLegalActions", [LegalActionsSerializer, DigitCodeLegalActionsSerializer]
+            ),
+            **errors("games_actions_list", "game_not_found"),
+        },
         summary="What you may do now: your legal actions on your turn, and `resign`",
     )
     def get(self, request, game_id: int):
@@ -300,8 +316,8 @@ class GameActionsApi(APIView):
         operation_id="games_actions_submit",
         request=MoveSerializer,
         responses={
-            201: MoveResponseSerializer,
-            200: OpenApiResponse(MoveResponseSerializer, description="a retry: the first answer"),
+            201: ANY_MOVE_RESPONSE,
+            200: OpenApiResponse(ANY_MOVE_RESPONSE, description="a retry: the first answer"),
             **errors(
                 "games_actions_submit",
                 *BODY,
@@ -337,7 +353,7 @@ class GameLogApi(APIView):
         operation_id="games_log",
         parameters=[LogQuerySerializer, IF_NONE_MATCH, ETAG],
         responses={
-            200: LogPageSerializer,
+            200: any_game("AnyLogPage", [LogPageSerializer, DigitCodeLogPageSerializer]),
             **NOT_MODIFIED,
             **errors("games_log", "invalid", "game_not_found"),
         },
@@ -434,8 +450,9 @@ class GameStreamApi(APIView):
         parameters=[StreamQuerySerializer],
         responses={
             (200, NDJSON): OpenApiResponse(
-                ndjson_body(line=EntrySerializer, keepalive=True),
-                description="One Entry (as in the log) a line, from `after` on, as they are "
+                ndjson_body(line=ENTRIES, keepalive=True),
+                description="One entry (as in the log: the game's own, `Entry` for Bahama Taxi, "
+                "`DigitCodeEntry` for Digit Code) a line, from `after` on, as they are "
                 'committed; `{"keepalive": <time>}` every 20 s without one; the stream ends '
                 "after the entry that ends the game",
             ),
@@ -483,7 +500,7 @@ class GameExportApi(APIView):
     @extend_schema(
         operation_id="games_export",
         responses={
-            200: GameExportSerializer,
+            200: any_game("AnyGameExport", [GameExportSerializer, DigitCodeGameExportSerializer]),
             **errors("games_export", "invalid", "game_not_found"),
         },
         summary="The whole game in one call: the game (with its seed once over) and every "
@@ -504,9 +521,10 @@ class GameExportNdjsonApi(APIView):
         operation_id="games_export_ndjson",
         responses={
             (200, NDJSON): OpenApiResponse(
-                ndjson_body(first=GameSummarySerializer, line=EntrySerializer),
-                description="the game (GameSummary, with its seed once over) on the first "
-                "line, then every log entry (Entry) from seq 0, one a line",
+                ndjson_body(first="AnyGameSummary", line=ENTRIES),
+                description="the game (AnyGameSummary, with its seed once over) on the first "
+                "line, then every log entry (the game's own: Entry, DigitCodeEntry) from seq 0, "
+                "one a line",
             ),
             **errors("games_export_ndjson", "game_not_found"),
         },

@@ -33,6 +33,20 @@ MOVEMENTS = _BAHAMA_TAXI.options.MOVEMENTS
 
 # ---------------------------------------------------------------------------------- helpers
 
+#: Enum names drf-spectacular would otherwise make up from a hash (SPECTACULAR_SETTINGS,
+#: ENUM_NAME_OVERRIDES names each by its choices here): the discriminators two games' members
+#: share (the same `type` value in both games' unions, each game's `game`), and Digit Code's
+#: positions, which its LED rows and columns number alike.
+TAG_GAME_STARTED = ["game_started"]
+TAG_TURN_STARTED = ["turn_started"]
+TAG_GAME_ENDED = ["game_ended"]
+TAG_GAME_ABORTED = ["game_aborted"]
+TAG_ASK = ["ask"]
+TAG_GUESS = ["guess"]
+TAG_BAHAMA_TAXI = ["bahama-taxi"]
+TAG_DIGIT_CODE = ["digit-code"]
+ONE_TO_SIX = [(n, n) for n in range(1, 7)]  # (value, label), as a ChoiceField has them
+
 VIEW_STATUSES = ["playing", "finished", "aborted"]
 
 _AREA = {"type": "string", "enum": list(AREAS), "description": "an area id of the board"}
@@ -43,12 +57,13 @@ class AreaField(serializers.CharField):
     pass
 
 
-def _tag(value: str) -> serializers.Field:
-    """The `type` field of one member of a union: a one-value enum (the discriminator)."""
+def _tag(value: str, **kwargs) -> serializers.Field:
+    """The discriminator field of one member of a union (`type`, `kind`, `game`): a one-value
+    enum."""
     field_class = extend_schema_field({"type": "string", "enum": [value]})(
         type("TypeTag", (serializers.CharField,), {})
     )
-    return field_class()
+    return field_class(**kwargs)
 
 
 def _seat(**kwargs) -> serializers.IntegerField:
@@ -61,15 +76,48 @@ def _component(name: str, doc: str, fields: dict) -> type[serializers.Serializer
     return type(name, (serializers.Serializer,), {"__doc__": doc, **fields})
 
 
-def _union(name: str, members: dict[str, type], *, many: bool = False, **field_kwargs):
-    """A field typed as the `oneOf` of `members` (type value → component), discriminated
-    by `type`."""
+def _union(
+    name: str, members: dict[str, type], *, many: bool = False, by: str = "type", **field_kwargs
+):
+    """A field typed as the `oneOf` of `members` (`by` value → component), discriminated
+    by `by` (`type` for actions and notifications)."""
     proxy = PolymorphicProxySerializer(
-        component_name=name,
-        serializers=members,
-        resource_type_field_name="type",
-        many=many,
+        component_name=name, serializers=members, resource_type_field_name=by, many=many
     )
+    base = serializers.ListField if many else serializers.DictField
+    return extend_schema_field(proxy)(type(f"{name}Field", (base,), {}))(**field_kwargs)
+
+
+#: The unions of one component per game whose payload does not name its game (an entry, a log
+#: page, a move's answer: the client knows the game of the table it asked about). Members may
+#: overlap (an empty log page is every game's), so they are an `anyOf` (`generator_friendly`).
+ANY_GAME: set[str] = set()
+
+
+def by_game(name: str, members: dict[str, type], *, many: bool = False, optional: bool = False):
+    """One game's component per game (registry key → component): a `oneOf` discriminated by
+    `game`, for payloads that name their game (a table, a game's detail). `optional`: a
+    request may leave `game` out (the default game's member says so): an `anyOf` with the
+    same discriminator, as a `oneOf`'s discriminator must be in every member (OpenAPI 3.0; the
+    linters' `no-illogical-composition-keywords`)."""
+    if optional:
+        ANY_GAME.add(name)
+    return PolymorphicProxySerializer(
+        component_name=name, serializers=members, resource_type_field_name="game", many=many
+    )
+
+
+def any_game(name: str, members: list, *, many: bool = False):
+    """An `anyOf` of one component per game (see `ANY_GAME`), as an operation's answer."""
+    ANY_GAME.add(name)
+    return PolymorphicProxySerializer(
+        component_name=name, serializers=members, resource_type_field_name=None, many=many
+    )
+
+
+def any_game_field(name: str, members: list, *, many: bool = False, **field_kwargs):
+    """A field typed as `any_game(name, members)`."""
+    proxy = any_game(name, members, many=many)
     base = serializers.ListField if many else serializers.DictField
     return extend_schema_field(proxy)(type(f"{name}Field", (base,), {}))(**field_kwargs)
 
@@ -192,8 +240,10 @@ LOGGED_ACTIONS: dict[str, type] = {
 }
 
 
-def player_action_field(**kwargs):
-    return _union("PlayerAction", PLAYER_ACTIONS, **kwargs)
+def player_action_union() -> PolymorphicProxySerializer:
+    return PolymorphicProxySerializer(
+        component_name="PlayerAction", serializers=PLAYER_ACTIONS, resource_type_field_name="type"
+    )
 
 
 def player_actions_field(**kwargs):
@@ -473,7 +523,8 @@ KEEPALIVE = {
 def ndjson_body(*, line, first=None, keepalive: bool = False) -> dict:
     """An NDJSON body for the schema: a string whose lines are each a JSON value, described in
     the extensions `x-ndjson-line` (every line, or every line after the first) and
-    `x-ndjson-first-line`, by reference to the components of `line` and `first` (serializers);
+    `x-ndjson-first-line`. `line`: the game's own component of a line, by game (registry key
+    → serializer); `first`: the first line's component (a serializer, or a component's name);
     `keepalive`: a line may also be `{"keepalive": <time>}`. OpenAPI 3.0 has no item schema
     for a stream of JSON values; `generator_friendly` resolves the references."""
     body: dict = {"type": "string", "x-ndjson-line": line}
@@ -494,14 +545,18 @@ def generator_friendly(result, generator, request, public):
     * An operation no authenticator guards says so: `security: []` (public).
     * An NDJSON body (`ndjson_body`) names its lines' components in its extensions and its
       description (docs/api.md).
-    * A field typed as a discriminated union (drf-spectacular: `allOf: [union]`, to carry a
-      description) refers to the union itself (or `oneOf` it and null): generators read
-      `allOf` of a discriminated schema as inheritance from it and drop the discriminator
+    * A field typed as a union (drf-spectacular: `allOf: [union]`, to carry a description)
+      refers to the union itself (or `oneOf` it and null): generators read `allOf` of a
+      discriminated schema as inheritance from it and drop the discriminator
       (openapi-typescript: `Omit<…, "type">`).
+    * The unions of `ANY_GAME` are an `anyOf` (drf-spectacular writes `oneOf`).
     * A request field with a default is optional (not `required`), but generators read a
       `default` as "always present" (openapi-typescript makes the field required): in the
       components only requests use, the default is said in the description instead."""
     schemas = result.get("components", {}).get("schemas", {})
+    for name in {f"{union}{suffix}" for union in ANY_GAME for suffix in ("", "Request")}:
+        if "oneOf" in schemas.get(name, {}):
+            schemas[name]["anyOf"] = schemas[name].pop("oneOf")
     _unions_not_inherited(result, schemas)
     _type_nullable_unions(result, schemas)
     _defaults_in_words(result, schemas)
@@ -518,27 +573,31 @@ def generator_friendly(result, generator, request, public):
 
 def _ndjson_lines(body: dict, schemas: dict) -> dict:
     def ref(serializer) -> tuple[str, dict]:
-        name = serializer.__name__.removesuffix("Serializer")  # drf-spectacular's naming
+        name = (
+            serializer
+            if isinstance(serializer, str)
+            else serializer.__name__.removesuffix("Serializer")  # drf-spectacular's naming
+        )
         if name not in schemas:
             raise KeyError(f"an NDJSON line's component {name} is not in the schema")
         return name, {"$ref": f"#/components/schemas/{name}"}
 
-    line, line_ref = ref(body["x-ndjson-line"])
-    words = f"each line: `{line}` (#/components/schemas/{line})"
-    body["x-ndjson-line"] = line_ref
+    by_game = {game: ref(serializer) for game, serializer in body["x-ndjson-line"].items()}
+    names = " or ".join(f"`{name}` ({game})" for game, (name, _) in by_game.items())
+    words = f"each line: the game's own, {names}"
+    body["x-ndjson-line"] = {"anyOf": [line_ref for _, line_ref in by_game.values()]}
+    body["x-ndjson-line-by-game"] = {game: line_ref for game, (_, line_ref) in by_game.items()}
     if body.pop("x-ndjson-keepalive", False):
-        body["x-ndjson-line"] = {"oneOf": [line_ref, KEEPALIVE]}
-        words = f"each line: `{line}` (#/components/schemas/{line}) or a keep-alive, " + (
-            '`{"keepalive": "<time>"}`'
-        )
+        body["x-ndjson-line"]["anyOf"].append(KEEPALIVE)
+        words += ', or a keep-alive, `{"keepalive": "<time>"}`'
     if "x-ndjson-first-line" in body:
         first, first_ref = ref(body["x-ndjson-first-line"])
         body["x-ndjson-first-line"] = first_ref
-        words = (
-            f"the first line: `{first}` (#/components/schemas/{first}); each line after it: "
-            f"`{line}` (#/components/schemas/{line})"
-        )
-    body["description"] = f"NDJSON (one JSON value a line, each ending in a newline): {words}"
+        words = f"the first line: `{first}` (#/components/schemas/{first}); after it, {words}"
+    body["description"] = (
+        f"NDJSON (one JSON value a line, each ending in a newline): {words}. "
+        "`x-ndjson-line-by-game` names each game's line component."
+    )
     return body
 
 
@@ -555,7 +614,9 @@ def _unions_not_inherited(node, schemas: dict) -> None:
             continue
         if field.get("nullable"):  # generators read a typed allOf as never null
             field["oneOf"] = [*field.pop("allOf"), {"enum": [None]}]
-        elif "discriminator" not in schemas.get(members[0]["$ref"].rsplit("/", 1)[1], {}):
+        elif not {"discriminator", "oneOf", "anyOf"} & set(
+            schemas.get(members[0]["$ref"].rsplit("/", 1)[1], {})
+        ):
             continue
         else:  # a $ref alone (OpenAPI 3.0 ignores what is beside it): its words go up
             if "description" in field:

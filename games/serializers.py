@@ -8,15 +8,19 @@ from django.utils.translation import gettext_lazy as _
 from rest_framework import serializers
 
 from games import registry
+from games import schema_digit_code as digit_code
 from games.models import BOT_LEVELS, Clock, Game
 from games.schema import (
     GameViewSerializer,
     OptionsSerializer,
     PublicUserSerializer,
     ResultSerializer,
+    _tag,
+    _union,
+    any_game_field,
     logged_action_field,
     notifications_field,
-    player_action_field,
+    player_action_union,
     player_actions_field,
 )
 from taxi_project import error_codes
@@ -112,6 +116,60 @@ class TableCreateSerializer(JsonTypes, serializers.Serializer):
         return attrs
 
 
+# The schema's request bodies of `POST /tables`, one per game (`TableCreateSerializer`
+# validates them all): Bahama Taxi's keeps its component name (`TableCreateRequest`).
+_BAHAMA_TAXI_TABLE = type(
+    "TableCreate",
+    (TableCreateSerializer,),
+    {
+        "__doc__": "A Bahama Taxi table (`game` left out: Bahama Taxi, RULES.md).",
+        "game": _tag(BAHAMA_TAXI.key, required=False, help_text="left out: Bahama Taxi"),
+        "players": serializers.IntegerField(
+            min_value=BAHAMA_TAXI.min_players, max_value=BAHAMA_TAXI.max_players
+        ),
+        "options": OptionsSerializer(
+            required=False, help_text="the three options as one object, instead of the fields"
+        ),
+        "bots": serializers.ListField(
+            child=serializers.ChoiceField(choices=BAHAMA_TAXI.bot_levels),
+            max_length=BAHAMA_TAXI.max_players - 1,
+            default=list,
+            help_text="Computer opponents' levels, one per seat they take after yours; the game "
+            "starts at once if they fill the table. A table with a bot is never rated.",
+        ),
+    },
+)
+_DIGIT_CODE = registry.get("digit-code")
+_DIGIT_CODE_TABLE = type(
+    "DigitCodeTableCreate",
+    (JsonTypes, serializers.Serializer),
+    {
+        "__doc__": "A Digit Code table (RULES-digit-code.md): no table options, no wall-clock "
+        "deadlines.",
+        "game": _tag(_DIGIT_CODE.key),
+        "players": serializers.IntegerField(
+            min_value=_DIGIT_CODE.min_players, max_value=_DIGIT_CODE.max_players
+        ),
+        "options": digit_code.OptionsField(required=False),
+        "visibility": serializers.ChoiceField(
+            choices=Game.Visibility.choices, default=Game.Visibility.PUBLIC
+        ),
+        "clock": serializers.ChoiceField(choices=Clock.choices, default=Clock.NONE),
+        "bots": serializers.ListField(
+            child=serializers.ChoiceField(choices=_DIGIT_CODE.bot_levels),
+            max_length=_DIGIT_CODE.max_players - 1,
+            default=list,
+            help_text="Computer opponents' levels, one per seat they take after yours.",
+        ),
+        "rated": serializers.BooleanField(
+            default=True, help_text="Whether the game moves its players' ratings (never with bots)."
+        ),
+    },
+)
+#: `POST /tables`'s body: each game's, told apart by `game` (Bahama Taxi's when it is left out)
+TABLE_CREATE = {BAHAMA_TAXI.key: _BAHAMA_TAXI_TABLE, _DIGIT_CODE.key: _DIGIT_CODE_TABLE}
+
+
 class TableJoinSerializer(JsonTypes, serializers.Serializer):
     invite_code = serializers.CharField(required=False, allow_blank=True, max_length=64)
 
@@ -129,9 +187,14 @@ IDEMPOTENCY_KEY = re.compile(r"^[A-Za-z0-9_.:-]{1,64}$")
 
 
 class MoveSerializer(JsonTypes, serializers.Serializer):
-    action = player_action_field(
-        help_text='An action as `legal_actions` lists it, e.g. {"type": "step", "to": "9H"}; '
-        "`seat` may be left out. `turn` plays a whole turn in one request (see TurnAction)."
+    action = any_game_field(
+        "AnyPlayerAction",
+        [player_action_union(), digit_code.player_action_union()],
+        help_text="The action, in the table's game's vocabulary: Bahama Taxi's `PlayerAction` "
+        '(as `legal_actions` lists it, e.g. {"type": "step", "to": "9H"}; `turn` plays a '
+        "whole turn in one request, see TurnAction) or Digit Code's `DigitCodePlayerAction` "
+        '(e.g. {"type": "ask", "question": {"kind": "parity", "position": 2}}); `seat` may be '
+        "left out.",
     )
     version = serializers.IntegerField(
         min_value=0, max_value=MAX_INT, help_text="The game version the client saw."
@@ -237,15 +300,13 @@ class SeatSerializer(serializers.Serializer):
     )
 
 
-class GameSummarySerializer(serializers.Serializer):
+class _TableSerializer(serializers.Serializer):
+    """What every game's summary holds (`GameSummarySerializer`, `DigitCodeGameSummary…`)."""
+
     id = serializers.IntegerField()
-    game = serializers.ChoiceField(
-        choices=registry.keys(), help_text="the game played at the table (games/registry.py)"
-    )
     status = serializers.ChoiceField(choices=Game.Status.choices)
     visibility = serializers.ChoiceField(choices=Game.Visibility.choices)
     players = serializers.IntegerField()
-    options = OptionsSerializer()
     clock = serializers.ChoiceField(choices=Clock.choices)
     rated = serializers.BooleanField(help_text="whether the game moves its players' ratings")
     turn_seconds = serializers.IntegerField(allow_null=True)
@@ -260,22 +321,62 @@ class GameSummarySerializer(serializers.Serializer):
     clock_state = ClockStateSerializer()
     seats = SeatSerializer(many=True)
     rules_version = serializers.CharField(allow_null=True)
-    seed_commitment = serializers.CharField(
-        allow_null=True,
-        help_text='H2: hex SHA-256 of the UTF-8 text "bahama-taxi-seed:<seed>", the seed in '
-        "decimal; null until the game starts. docs/fairness.md tells how to check the draws.",
-    )
     seed = serializers.CharField(
         required=False, help_text="H2: the seed (decimal), revealed once the game is over"
     )
-    result = ResultSerializer(allow_null=True)
     your_seat = serializers.IntegerField(allow_null=True, required=False)
     your_turn = serializers.BooleanField(required=False)
     invite_code = serializers.CharField(required=False, help_text="to the creator only")
 
 
+class GameSummarySerializer(_TableSerializer):
+    """A Bahama Taxi table (`game`: `bahama-taxi`)."""
+
+    game = _tag(BAHAMA_TAXI.key, help_text="the game played at the table (games/registry.py)")
+    options = OptionsSerializer()
+    seed_commitment = serializers.CharField(
+        allow_null=True,
+        help_text='H2: hex SHA-256 of the UTF-8 text "bahama-taxi-seed:<seed>", the seed in '
+        "decimal; null until the game starts. docs/fairness.md tells how to check the draws.",
+    )
+    result = ResultSerializer(allow_null=True)
+
+
+class DigitCodeGameSummarySerializer(_TableSerializer):
+    """A Digit Code table (`game`: `digit-code`, RULES-digit-code.md)."""
+
+    game = _tag(_DIGIT_CODE.key, help_text="the game played at the table (games/registry.py)")
+    options = digit_code.OptionsField()
+    seed_commitment = serializers.CharField(
+        allow_null=True,
+        help_text='B6: hex SHA-256 of the UTF-8 text "digit-code-seed:<seed>", the seed in '
+        "decimal; null until the game starts (docs/fairness.md).",
+    )
+    result = digit_code.DigitCodeResultSerializer(allow_null=True)
+
+
+#: each game's summary, by `game` (the registry's key)
+SUMMARIES = {
+    BAHAMA_TAXI.key: GameSummarySerializer,
+    _DIGIT_CODE.key: DigitCodeGameSummarySerializer,
+}
+
+
+def summaries_field(**kwargs):
+    return _union("AnyGameSummary", SUMMARIES, by="game", **kwargs)
+
+
 class GameDetailSerializer(GameSummarySerializer):
     view = GameViewSerializer(allow_null=True, help_text="null until the game starts")
+
+
+class DigitCodeGameDetailSerializer(DigitCodeGameSummarySerializer):
+    view = digit_code.DigitCodeViewSerializer(
+        allow_null=True, help_text="null until the game starts"
+    )
+
+
+DETAILS = {BAHAMA_TAXI.key: GameDetailSerializer, _DIGIT_CODE.key: DigitCodeGameDetailSerializer}
 
 
 class PageSerializer(serializers.Serializer):
@@ -295,10 +396,12 @@ class PageSerializer(serializers.Serializer):
 
 
 class GameSummaryPageSerializer(PageSerializer):
-    results = GameSummarySerializer(many=True)
+    results = summaries_field(many=True, help_text="each table's own game's summary (`game`)")
 
 
 class MoveResponseSerializer(serializers.Serializer):
+    """The answer to a Bahama Taxi move."""
+
     seq = serializers.IntegerField()
     version = serializers.IntegerField()
     notifications = notifications_field()
@@ -306,12 +409,33 @@ class MoveResponseSerializer(serializers.Serializer):
     clock_state = ClockStateSerializer()
 
 
+class DigitCodeMoveResponseSerializer(serializers.Serializer):
+    """The answer to a Digit Code move."""
+
+    seq = serializers.IntegerField()
+    version = serializers.IntegerField()
+    notifications = digit_code.notifications_field()
+    view = digit_code.DigitCodeViewSerializer()
+    clock_state = ClockStateSerializer()
+
+
 class LegalActionsSerializer(serializers.Serializer):
+    """What you may do now in a Bahama Taxi game."""
+
     version = serializers.IntegerField()
     seat = serializers.IntegerField(allow_null=True)
     actions = player_actions_field(
         help_text="your legal actions on your turn, then `resign` while your seat is yours"
     )
+
+
+class DigitCodeLegalActionsSerializer(serializers.Serializer):
+    """What you may do now in a Digit Code game: offers (`ask` with the questions left,
+    `guess`), then `resign`."""
+
+    version = serializers.IntegerField()
+    seat = serializers.IntegerField(allow_null=True)
+    actions = digit_code.offers_field()
 
 
 class ActorSerializer(serializers.Serializer):
@@ -324,6 +448,8 @@ class ActorSerializer(serializers.Serializer):
 
 
 class EntrySerializer(serializers.Serializer):
+    """An entry of a Bahama Taxi game's log."""
+
     seq = serializers.IntegerField()
     actor = ActorSerializer()
     action = logged_action_field(allow_null=True, help_text="null for seq 0, the setup")
@@ -331,9 +457,35 @@ class EntrySerializer(serializers.Serializer):
     created_at = serializers.DateTimeField()
 
 
+class DigitCodeEntrySerializer(serializers.Serializer):
+    """An entry of a Digit Code game's log."""
+
+    seq = serializers.IntegerField()
+    actor = ActorSerializer()
+    action = digit_code.logged_action_field(allow_null=True, help_text="null for seq 0, the setup")
+    notifications = digit_code.notifications_field()
+    created_at = serializers.DateTimeField()
+
+
+#: each game's log entry: the NDJSON lines and the socket's entries are the game's own
+ENTRIES = {BAHAMA_TAXI.key: EntrySerializer, _DIGIT_CODE.key: DigitCodeEntrySerializer}
+
+
 class LogPageSerializer(serializers.Serializer):
+    """A page of a Bahama Taxi game's log."""
+
     version = serializers.IntegerField()
     entries = EntrySerializer(many=True)
+    next_after = serializers.IntegerField(
+        allow_null=True, help_text="pass as `after` for the next page; null at the end"
+    )
+
+
+class DigitCodeLogPageSerializer(serializers.Serializer):
+    """A page of a Digit Code game's log."""
+
+    version = serializers.IntegerField()
+    entries = DigitCodeEntrySerializer(many=True)
     next_after = serializers.IntegerField(
         allow_null=True, help_text="pass as `after` for the next page; null at the end"
     )
@@ -360,5 +512,14 @@ class ReportSerializer(serializers.Serializer):
 
 
 class GameExportSerializer(serializers.Serializer):
+    """A whole Bahama Taxi game."""
+
     game = GameSummarySerializer(help_text="with `seed` once the game is over (H2)")
     entries = EntrySerializer(many=True, help_text="the whole log, from seq 0 (the setup)")
+
+
+class DigitCodeGameExportSerializer(serializers.Serializer):
+    """A whole Digit Code game."""
+
+    game = DigitCodeGameSummarySerializer(help_text="with `seed` once the game is over (G6)")
+    entries = DigitCodeEntrySerializer(many=True, help_text="the whole log, from seq 0")

@@ -38,13 +38,18 @@ def test_ndjson_bodies_name_their_lines(schema):
     stream = _get(schema, "/api/v1/games/{game_id}/stream")["responses"]["200"]["content"]
     line = stream["application/x-ndjson"]["schema"]
     assert line["type"] == "string" and "`Entry`" in line["description"]
-    entry, keepalive = line["x-ndjson-line"]["oneOf"]
+    assert "`DigitCodeEntry`" in line["description"]
+    entry, digit_code_entry, keepalive = line["x-ndjson-line"]["anyOf"]
     assert entry == {"$ref": "#/components/schemas/Entry"} and "Entry" in components
+    assert digit_code_entry == {"$ref": "#/components/schemas/DigitCodeEntry"}
+    assert "DigitCodeEntry" in components
     assert keepalive["required"] == ["keepalive"]
+    assert line["x-ndjson-line-by-game"] == {"bahama-taxi": entry, "digit-code": digit_code_entry}
     export = _get(schema, "/api/v1/games/{game_id}/export/ndjson")["responses"]["200"]
     body = export["content"]["application/x-ndjson"]["schema"]
-    assert body["x-ndjson-first-line"] == {"$ref": "#/components/schemas/GameSummary"}
-    assert body["x-ndjson-line"] == {"$ref": "#/components/schemas/Entry"}
+    assert body["x-ndjson-first-line"] == {"$ref": "#/components/schemas/AnyGameSummary"}
+    assert body["x-ndjson-line"] == {"anyOf": [entry, digit_code_entry]}
+    assert components["AnyGameSummary"]["discriminator"]["propertyName"] == "game"
 
 
 def test_each_export_operation_has_one_content_type(schema):
@@ -70,7 +75,11 @@ def test_request_fields_with_defaults_are_optional_and_carry_no_default(schema):
 def test_unions_are_referred_to_as_themselves(schema):
     components = schema["components"]["schemas"]
     move = components["MoveRequest"]["properties"]["action"]
-    assert move == {"$ref": "#/components/schemas/PlayerActionRequest"}
+    assert move == {"$ref": "#/components/schemas/AnyPlayerActionRequest"}
+    assert components["AnyPlayerActionRequest"]["anyOf"] == [
+        {"$ref": "#/components/schemas/PlayerActionRequest"},
+        {"$ref": "#/components/schemas/DigitCodePlayerActionRequest"},
+    ]
     action = components["Entry"]["properties"]["action"]
     assert action["oneOf"] == [{"$ref": "#/components/schemas/LoggedAction"}, {"enum": [None]}]
     assert action["type"] == "object" and action["nullable"] is True
