@@ -37,6 +37,10 @@ def _values(kind: str, name: str) -> list:
     return sorted({q[name] for q in _QUESTIONS if q["kind"] == kind})
 
 
+#: the choices of the questions' `line` and `segment` (their enums' names: settings.py)
+LINES = _values("count", "line")
+SEGMENTS = _values("led", "segment")
+
 _POSITION_HELP = "a position, 1–3 the top row left to right, 4–6 the bottom row (B1)"
 _SEAT_HELP = "your seat; may be left out when you send it (the server fills in yours)"
 
@@ -70,7 +74,7 @@ QUESTION_KINDS: dict[str, type] = {
         "Q1: how many LEDs of a LED row or column (B5) the code lights.",
         {
             "kind": _tag("count"),
-            "line": serializers.ChoiceField(choices=_values("count", "line")),
+            "line": serializers.ChoiceField(choices=LINES),
             "index": serializers.ChoiceField(choices=_values("count", "index")),
         },
     ),
@@ -102,7 +106,7 @@ QUESTION_KINDS: dict[str, type] = {
             "position": serializers.ChoiceField(
                 choices=_values("led", "position"), help_text=_POSITION_HELP
             ),
-            "segment": serializers.ChoiceField(choices=_values("led", "segment")),
+            "segment": serializers.ChoiceField(choices=SEGMENTS),
         },
     ),
 }

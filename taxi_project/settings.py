@@ -319,6 +319,8 @@ SPECTACULAR_SETTINGS = {
         "BahamaTaxiGameEnum": "games.schema.TAG_BAHAMA_TAXI",
         "DigitCodeGameEnum": "games.schema.TAG_DIGIT_CODE",
         "DigitCodeOneToSixEnum": "games.schema.ONE_TO_SIX",
+        "DigitCodeLineEnum": "games.schema_digit_code.LINES",
+        "DigitCodeSegmentEnum": "games.schema_digit_code.SEGMENTS",
     },
     "POSTPROCESSING_HOOKS": [
         "games.schema.name_error_code_enums",

@@ -1,8 +1,10 @@
 """A client in another ecosystem, generated from the schema the live server serves, plays a
-whole game: tests/clients (openapi-typescript makes the types, openapi-fetch the calls, both
-pinned by package-lock.json) signs two players up, opens a table giving only the required
-field, plays every move from the legal actions of the typed view, follows the game's NDJSON
-stream to its end and pages "my games" by cursor (tests/clients/src/play.ts).
+whole game of each game the server hosts: tests/clients (openapi-typescript makes the types,
+openapi-fetch the calls, both pinned by package-lock.json) signs two players up; opens a Bahama
+Taxi table giving only the required field and plays every move from the legal actions of the
+typed view; opens a Digit Code table naming its `game`, asks the questions its typed offers
+list and guesses the code the public answers leave; follows each game's NDJSON stream to its
+end and pages "my games" by cursor (tests/clients/src/play.ts).
 
 The client is type-checked strict (`tsc --noEmit`) against the types generated from the
 schema, so a schema a generator cannot type (a union reduced to `Omit<…, "type">`, a field
@@ -36,7 +38,7 @@ def live(django_db_setup):
         yield server
 
 
-def test_a_typescript_client_generated_from_the_schema_plays_a_game(live, committed_db):
+def test_a_typescript_client_generated_from_the_schema_plays_each_game(live, committed_db):
     tools = npm.installed()
     generated = npm.CLIENTS / "generated"
     generated.mkdir(exist_ok=True)
@@ -51,3 +53,7 @@ def test_a_typescript_client_generated_from_the_schema_plays_a_game(live, commit
     summary = json.loads(played.strip().splitlines()[-1])
     assert summary["moves"].get("step") and summary["moves"].get("stop"), summary
     assert summary["version"] > 10
+    digit_code = summary["digit_code"]
+    assert digit_code["status"] == "finished", digit_code
+    assert digit_code["asked"] > 0 and digit_code["guessed"] >= 1, digit_code
+    assert digit_code["winner"] is not None, digit_code  # G2: the code the answers left was right

@@ -1,9 +1,13 @@
 // A client generated from the served schema (openapi-typescript + openapi-fetch) plays a whole
-// game against a live server, knowing nothing but the schema: two players sign up, one opens a
-// table with only the required field, the other joins, and each move is one of the legal
-// actions of the player's typed view. Meanwhile it follows the game's NDJSON stream and, at the
-// end, checks it got every entry once, in order. Type-checked strict (`tsc --noEmit`): a schema
-// a generator cannot type fails the build. Usage: node build/src/play.js <base URL>
+// game of each game the server hosts against a live server, knowing nothing but the schema.
+// Bahama Taxi: two players sign up, one opens a table with only the required field (no `game`:
+// the default game), the other joins, and each move is one of the legal actions of the
+// player's typed view. Digit Code: they open a table naming `game`, ask questions from the
+// typed offers and narrow the codes from the public answers (RULES-digit-code.md B4, B5) until
+// one is left, then guess it. Meanwhile each game's NDJSON stream is followed and, at the end,
+// checked to hold every entry once, in order. Every answer is narrowed by the schema's own
+// tags (`game`, `type`, `kind`). Type-checked strict (`tsc --noEmit`): a schema a generator
+// cannot type fails the build. Usage: node build/src/play.js <base URL>
 
 import createClient, { type Client } from "openapi-fetch";
 import type { components, paths } from "../generated/schema.js";
@@ -12,7 +16,11 @@ type Schemas = components["schemas"];
 type View = Schemas["GameView"];
 type Offered = Schemas["PlayerAction"];
 type Entry = Schemas["Entry"];
-type StreamLine = Entry | { keepalive: string }; // the stream's x-ndjson-line
+type CodeView = Schemas["DigitCodeView"];
+type CodeEntry = Schemas["DigitCodeEntry"];
+type Question = Schemas["DigitCodeQuestion"];
+type AnyEntry = Entry | CodeEntry;
+type StreamLine = AnyEntry | { keepalive: string }; // the stream's x-ndjson-line
 type Api = Client<paths>;
 
 const base: string = process.argv[2] ?? "";
@@ -88,13 +96,19 @@ function request(action: Offered): Schemas["PlayerActionRequest"] {
   return rest;
 }
 
-async function follow(api: Api, gameId: number): Promise<Entry[]> {
+// A move's answer or a seat's view is its game's own (AnyMoveResponse, AnyGameDetail): told
+// apart by what only Bahama Taxi's view holds.
+function taxiView(view: View | CodeView): view is View {
+  return "phase" in view;
+}
+
+async function follow<E extends AnyEntry>(api: Api, gameId: number): Promise<E[]> {
   const { data, error } = await api.GET("/api/v1/games/{game_id}/stream", {
     params: { path: { game_id: gameId } },
     parseAs: "stream",
   });
   if (!data) fail("stream", error);
-  const entries: Entry[] = [];
+  const entries: E[] = [];
   let buffered = "";
   const decoder = new TextDecoder();
   for await (const chunk of data as unknown as AsyncIterable<Uint8Array>) {
@@ -103,7 +117,7 @@ async function follow(api: Api, gameId: number): Promise<Entry[]> {
     while (newline >= 0) {
       const line = JSON.parse(buffered.slice(0, newline)) as StreamLine;
       buffered = buffered.slice(newline + 1);
-      if ("seq" in line) entries.push(line);
+      if ("seq" in line) entries.push(line as E); // the game's own (x-ndjson-line-by-game)
       newline = buffered.indexOf("\n");
     }
   }
@@ -118,9 +132,7 @@ async function myGames(api: Api, cursor: string): Promise<Schemas["GameSummaryPa
   return data;
 }
 
-async function main(): Promise<void> {
-  const tag = Math.random().toString(36).slice(2, 10);
-  const players = [await signUp(`ts${tag}a`), await signUp(`ts${tag}b`)] as const;
+async function playBahamaTaxi(players: readonly [Api, Api], tag: string) {
   const board = await createClient<paths>({ baseUrl: base }).GET("/api/v1/board");
   if (!board.data) fail("board", board.error);
   const distance = distances(board.data.edges);
@@ -128,14 +140,14 @@ async function main(): Promise<void> {
   const created = await players[0].POST("/api/v1/tables", {
     body: { players: 2, movement: "faster" }, // every other option has its default
   });
-  if (!created.data) fail("tables_create", created.error);
+  if (created.data?.game !== "bahama-taxi") fail("tables_create", created.error);
   const gameId = created.data.id;
   const joined = await players[1].POST("/api/v1/tables/{game_id}/join", {
     params: { path: { game_id: gameId } },
     body: {},
   });
   if (!joined.data) fail("tables_join", joined.error);
-  const streamed = follow(players[1], gameId);
+  const streamed = follow<Entry>(players[1], gameId);
 
   const bySeat = new Map<number, Api>();
   let view: View | null = null;
@@ -145,7 +157,9 @@ async function main(): Promise<void> {
     const detail = await api.GET("/api/v1/games/{game_id}", {
       params: { path: { game_id: gameId } },
     });
-    if (!detail.data?.view || detail.data.your_seat == null) fail("games_retrieve", detail.error);
+    if (detail.data?.game !== "bahama-taxi" || !detail.data.view || detail.data.your_seat == null) {
+      fail("games_retrieve", detail.error);
+    }
     bySeat.set(detail.data.your_seat, api);
     view = detail.data.view;
     version = detail.data.version;
@@ -167,7 +181,7 @@ async function main(): Promise<void> {
       const mine = await mover.GET("/api/v1/games/{game_id}", {
         params: { path: { game_id: gameId } },
       });
-      if (!mine.data?.view) fail("games_retrieve", mine.error);
+      if (mine.data?.game !== "bahama-taxi" || !mine.data.view) fail("games_retrieve", mine.error);
       view = mine.data.view;
       version = mine.data.version;
       continue;
@@ -177,7 +191,7 @@ async function main(): Promise<void> {
       params: { path: { game_id: gameId } },
       body: { action: request(action), version, idempotency_key: `${tag}-${requests}` },
     });
-    if (!answer.data) fail(`move ${JSON.stringify(action)}`, answer.error);
+    if (!answer.data || !taxiView(answer.data.view)) fail(`move ${JSON.stringify(action)}`, answer.error);
     moves.set(action.type, (moves.get(action.type) ?? 0) + 1);
     view = answer.data.view;
     version = answer.data.version;
@@ -191,15 +205,179 @@ async function main(): Promise<void> {
   const last = entries.at(-1)?.notifications.map((note) => note.type) ?? [];
   if (!last.includes("game_ended")) throw new Error(`the stream ended on ${last.join()}`);
 
+  return { game: gameId, version, requests, moves: Object.fromEntries(moves) };
+}
+
+// ------------------------------------------------------------------------------ Digit Code
+
+// B4: the LEDs each digit lights; B5: the LEDs of each LED row and column, as (position, LED).
+const LIT = ["abcdef", "bc", "abdeg", "abcdg", "bcfg", "acdfg", "acdefg", "abc", "abcdefg", "abcdfg"];
+const ROWS: [number, string][][] = [1, 4].flatMap((first) =>
+  ["a", "g", "d"].map((led) => [0, 1, 2].map((i): [number, string] => [first + i, led])),
+);
+const COLUMNS: [number, string][][] = [1, 2, 3].flatMap((top) =>
+  [["f", "e"], ["b", "c"]].map((leds) => [top, top + 3].flatMap((p) => leds.map((led): [number, string] => [p, led]))),
+);
+
+function digitAt(code: number[], position: number): number {
+  return code[position - 1] ?? -1;
+}
+
+function lit(code: number[], position: number, led: string): boolean {
+  return (LIT[digitAt(code, position)] ?? "").includes(led);
+}
+
+// What the code answers to a question (RULES-digit-code.md Q1–Q4, B7).
+function answerOf(question: Question, code: number[]): number | string {
+  switch (question.kind) {
+    case "count": {
+      const leds = (question.line === "row" ? ROWS : COLUMNS)[question.index - 1] ?? [];
+      return leds.filter(([position, led]) => lit(code, position, led)).length;
+    }
+    case "parity":
+      return digitAt(code, question.position) % 2 ? "odd" : "even";
+    case "compare":
+      return digitAt(code, question.position) > digitAt(code, question.position - 1) ? "greater" : "less";
+    case "led":
+      return lit(code, question.position, question.segment) ? "lit" : "unlit";
+  }
+}
+
+// B2, B3: every code: neighbours differ, no digit more than twice.
+function everyCode(): number[][] {
+  const neighbours = [[1, 2], [2, 3], [4, 5], [5, 6], [1, 4], [2, 5], [3, 6]];
+  const codes: number[][] = [];
+  for (let n = 0; n < 1_000_000; n++) {
+    const code = String(n).padStart(6, "0").split("").map(Number);
+    if (neighbours.some(([a, b]) => digitAt(code, a ?? 0) === digitAt(code, b ?? 0))) continue;
+    if (code.some((digit) => code.filter((other) => other === digit).length > 2)) continue;
+    codes.push(code);
+  }
+  return codes;
+}
+
+// The codes that agree with every public answer and wrong guess of the view.
+function consistent(codes: number[][], view: CodeView): number[][] {
+  const wrong = new Set(view.guesses.filter((g) => !g.correct).map((g) => g.code.join("")));
+  return codes.filter(
+    (code) =>
+      !wrong.has(code.join("")) && view.questions.every((q) => answerOf(q.question, code) === q.answer),
+  );
+}
+
+// The offered question that splits the codes left most evenly (its largest answer group smallest).
+function bestQuestion(questions: Question[], codes: number[][]): Question | undefined {
+  const sample = codes.filter((_, i) => i % Math.ceil(codes.length / 4000) === 0);
+  let best: Question | undefined;
+  let bestLargest = Infinity;
+  for (const question of questions) {
+    const groups = new Map<number | string, number>();
+    for (const code of sample) {
+      const answer = answerOf(question, code);
+      groups.set(answer, (groups.get(answer) ?? 0) + 1);
+    }
+    const largest = Math.max(...groups.values());
+    if (largest < bestLargest) [best, bestLargest] = [question, largest];
+  }
+  return best;
+}
+
+async function codeView(api: Api, gameId: number): Promise<{ view: CodeView; version: number; seat: number | null }> {
+  const detail = await api.GET("/api/v1/games/{game_id}", { params: { path: { game_id: gameId } } });
+  if (detail.data?.game !== "digit-code" || !detail.data.view) fail("games_retrieve", detail.error);
+  return { view: detail.data.view, version: detail.data.version, seat: detail.data.your_seat ?? null };
+}
+
+async function playDigitCode(players: readonly [Api, Api], tag: string) {
+  const created = await players[0].POST("/api/v1/tables", {
+    body: { game: "digit-code", players: 2, clock: "24h" },
+  });
+  if (created.data?.game !== "digit-code" || JSON.stringify(created.data.options) !== "{}") {
+    fail("tables_create digit-code", created.error ?? created.data);
+  }
+  const gameId = created.data.id;
+  const joined = await players[1].POST("/api/v1/tables/{game_id}/join", {
+    params: { path: { game_id: gameId } },
+    body: {},
+  });
+  if (joined.data?.game !== "digit-code" || joined.data.status !== "playing") fail("tables_join", joined.error);
+  const streamed = follow<CodeEntry>(players[1], gameId);
+
+  const bySeat = new Map<number, Api>();
+  let { view, version } = await codeView(players[0], gameId);
+  for (const api of players) {
+    const mine = await codeView(api, gameId);
+    if (mine.seat === null) throw new Error("no seat of mine");
+    bySeat.set(mine.seat, api);
+  }
+  let codes = everyCode();
+  let [asked, guessed, requests] = [0, 0, 0];
+  while (view.status === "playing") {
+    if (++requests > 500) throw new Error("the Digit Code game did not end");
+    const mover = view.active_seat === null ? undefined : bySeat.get(view.active_seat);
+    if (!mover) throw new Error(`no player at seat ${view.active_seat}`);
+    if (view.you !== view.active_seat) {
+      ({ view, version } = await codeView(mover, gameId));
+      continue;
+    }
+    codes = consistent(codes, view);
+    const offers = view.legal_actions;
+    const ask = offers.find((offer): offer is Schemas["DigitCodeAskOffer"] => offer.type === "ask");
+    const question = codes.length > 1 && ask ? bestQuestion(ask.questions, codes) : undefined;
+    const [first] = codes;
+    let action: Schemas["AnyPlayerActionRequest"];
+    if (question) {
+      action = { type: "ask", question };
+      asked++;
+    } else if (first && offers.some((offer) => offer.type === "guess")) {
+      action = { type: "guess", code: first };
+      guessed++;
+    } else {
+      throw new Error(`nothing to do: ${JSON.stringify(offers)}, ${codes.length} codes left`);
+    }
+    const answer = await mover.POST("/api/v1/games/{game_id}/actions", {
+      params: { path: { game_id: gameId } },
+      body: { action, version, idempotency_key: `${tag}-dc-${requests}` },
+    });
+    if (!answer.data || taxiView(answer.data.view)) fail(`move ${JSON.stringify(action)}`, answer.error);
+    view = answer.data.view;
+    version = answer.data.version;
+  }
+
+  const entries = await streamed;
+  const seqs = entries.map((entry) => entry.seq);
+  if (seqs.join() !== [...Array(version + 1).keys()].join()) {
+    throw new Error(`the stream's seqs ${seqs.join()} are not 0..${version}`);
+  }
+  const ended = entries.at(-1)?.notifications.find((note) => note.type === "game_ended");
+  if (ended?.type !== "game_ended") throw new Error("the stream did not end with game_ended");
+  const revealed = view.code;
+  if (!revealed || ended.code.join() !== revealed.join()) {
+    throw new Error(`the code: ${JSON.stringify(ended)} against the view's ${JSON.stringify(revealed)}`);
+  }
+  const before = entries.slice(0, -1).flatMap((entry) => entry.notifications);
+  if (before.some((note) => note.type === "game_ended")) throw new Error("game_ended before the end");
+  return { game: gameId, version, asked, guessed, winner: ended.winner, status: view.status };
+}
+
+async function main(): Promise<void> {
+  const tag = Math.random().toString(36).slice(2, 10);
+  const players = [await signUp(`ts${tag}a`), await signUp(`ts${tag}b`)] as const;
+  const taxi = await playBahamaTaxi(players, tag);
+  const digitCode = await playDigitCode(players, tag);
+
   const games: number[] = [];
+  const kinds = new Set<string>();
   for (let cursor: string | null = ""; cursor !== null; ) {
     const page = await myGames(players[0], cursor);
     games.push(...page.results.map((game) => game.id));
+    for (const game of page.results) kinds.add(game.game);
     cursor = page.next === null ? null : new URL(page.next).searchParams.get("cursor");
   }
-  if (games.join() !== String(gameId)) throw new Error(`my games: ${games.join()}`);
+  if (games.join() !== [digitCode.game, taxi.game].join()) throw new Error(`my games: ${games.join()}`);
+  if (kinds.size !== 2) throw new Error(`my games' games: ${[...kinds].join()}`);
 
-  console.log(JSON.stringify({ game: gameId, version, requests, moves: Object.fromEntries(moves) }));
+  console.log(JSON.stringify({ ...taxi, digit_code: digitCode }));
 }
 
 main().catch((error: unknown) => {
