@@ -6,6 +6,10 @@ through them), so that a client can be generated from the schema. Each union is 
 a `type` discriminator, one component per type. tests/api/test_schema.py checks them against
 the engine (every type is here, and what the server sends matches its component).
 
+Each game has its own components (Digit Code's: games/schema_digit_code.py); `by_game` and
+`any_game` join them into the unions an operation answers with (docs/api.md, "Each game in
+the schema").
+
 `error_responses(...)` lists, for one operation, every error code it can answer with, grouped by
 HTTP status, each status with its own enumerated `code`.
 """
@@ -57,7 +61,7 @@ class AreaField(serializers.CharField):
     pass
 
 
-def _tag(value: str, **kwargs) -> serializers.Field:
+def tag_field(value: str, **kwargs) -> serializers.Field:
     """The discriminator field of one member of a union (`type`, `kind`, `game`): a one-value
     enum."""
     field_class = extend_schema_field({"type": "string", "enum": [value]})(
@@ -70,13 +74,13 @@ def _seat(**kwargs) -> serializers.IntegerField:
     return serializers.IntegerField(min_value=0, max_value=7, **kwargs)
 
 
-def _component(name: str, doc: str, fields: dict) -> type[serializers.Serializer]:
+def named_component(name: str, doc: str, fields: dict) -> type[serializers.Serializer]:
     """A serializer class named `name` (its component name) with `fields` (which may use
     names Python reserves, such as `from`)."""
     return type(name, (serializers.Serializer,), {"__doc__": doc, **fields})
 
 
-def _union(
+def union_field(
     name: str, members: dict[str, type], *, many: bool = False, by: str = "type", **field_kwargs
 ):
     """A field typed as the `oneOf` of `members` (`by` value → component), discriminated
@@ -92,6 +96,9 @@ def _union(
 #: page, a move's answer: the client knows the game of the table it asked about). Members may
 #: overlap (an empty log page is every game's), so they are an `anyOf` (`generator_friendly`).
 ANY_GAME: set[str] = set()
+#: Every union of one component per game (`by_game`, `any_game`): a request body that is one
+#: is required (drf-spectacular reads that from a serializer's fields, which a union has not).
+GAME_UNIONS: set[str] = set()
 
 
 def by_game(name: str, members: dict[str, type], *, many: bool = False, optional: bool = False):
@@ -102,6 +109,7 @@ def by_game(name: str, members: dict[str, type], *, many: bool = False, optional
     linters' `no-illogical-composition-keywords`)."""
     if optional:
         ANY_GAME.add(name)
+    GAME_UNIONS.add(name)
     return PolymorphicProxySerializer(
         component_name=name, serializers=members, resource_type_field_name="game", many=many
     )
@@ -110,6 +118,7 @@ def by_game(name: str, members: dict[str, type], *, many: bool = False, optional
 def any_game(name: str, members: list, *, many: bool = False):
     """An `anyOf` of one component per game (see `ANY_GAME`), as an operation's answer."""
     ANY_GAME.add(name)
+    GAME_UNIONS.add(name)
     return PolymorphicProxySerializer(
         component_name=name, serializers=members, resource_type_field_name=None, many=many
     )
@@ -155,20 +164,24 @@ _SEAT_HELP = "your seat; may be left out when you send it (the server fills in y
 
 
 def _seat_only(kind: str, name: str, doc: str) -> type:
-    return _component(name, doc, {"type": _tag(kind), "seat": _seat(required=False)})
+    return named_component(name, doc, {"type": tag_field(kind), "seat": _seat(required=False)})
 
 
-StepAction = _component(
+StepAction = named_component(
     "StepAction",
     "Move the taxi one area (T1, T3).",
-    {"type": _tag("step"), "seat": _seat(required=False, help_text=_SEAT_HELP), "to": AreaField()},
+    {
+        "type": tag_field("step"),
+        "seat": _seat(required=False, help_text=_SEAT_HELP),
+        "to": AreaField(),
+    },
 )
 UndoAction = _seat_only("undo", "UndoAction", "Take the last step back (T4, at most 5 a turn).")
 StopAction = _seat_only("stop", "StopAction", "End the movement: drop-offs, then pickups (T5).")
-PickupAction = _component(
+PickupAction = named_component(
     "PickupAction",
     "Pick up the citizen waiting here who goes to `destination` (T2, T5, P1–P4).",
-    {"type": _tag("pickup"), "seat": _seat(required=False), "destination": AreaField()},
+    {"type": tag_field("pickup"), "seat": _seat(required=False), "destination": AreaField()},
 )
 DeclineAction = _seat_only("decline", "DeclineAction", "Pick up no one more; the turn ends (P4).")
 PassAction = _seat_only("pass", "PassAction", "A blocked taxi passes (T7).")
@@ -178,44 +191,44 @@ ResignAction = _seat_only(
     "Leave the game: the autopilot plays the seat from now on (K3). Offered at any time, on "
     "your turn or not, while the seat is yours.",
 )
-TurnAction = _component(
+TurnAction = named_component(
     "TurnAction",
     "A whole turn in one request (T5), all or nothing: the pickups before movement (only with "
     "that option, T2), the steps, the stop, then the pickups at the stop; pickups not listed "
     "are declined. No steps: the taxi must be blocked and the turn is passed (T7). Example: "
     '`{"type": "turn", "steps": ["9H", "8H"], "pickups": ["3C"]}`.',
     {
-        "type": _tag("turn"),
+        "type": tag_field("turn"),
         "seat": _seat(required=False),
         "steps": serializers.ListField(child=AreaField(), max_length=7),
         "pickups": serializers.ListField(child=AreaField(), max_length=3, required=False),
         "pickups_before": serializers.ListField(child=AreaField(), max_length=3, required=False),
     },
 )
-TimeoutAction = _component(
+TimeoutAction = named_component(
     "TimeoutAction",
     "Server: the seat ran out of time; the autopilot played its turn (K2).",
-    {"type": _tag("timeout"), "seat": _seat()},
+    {"type": tag_field("timeout"), "seat": _seat()},
 )
-ZombifyAction = _component(
+ZombifyAction = named_component(
     "ZombifyAction",
     "Moderator: the autopilot plays the seat from now on (K3).",
-    {"type": _tag("zombify"), "seat": _seat()},
+    {"type": tag_field("zombify"), "seat": _seat()},
 )
-RestoreAction = _component(
+RestoreAction = named_component(
     "RestoreAction",
     "Moderator: the seat is its player's again (K3).",
-    {"type": _tag("restore"), "seat": _seat()},
+    {"type": tag_field("restore"), "seat": _seat()},
 )
-DeadlineAction = _component(
+DeadlineAction = named_component(
     "DeadlineAction",
     "Server: a table's wall-clock deadline passed (D4).",
-    {"type": _tag("deadline"), "number": serializers.ChoiceField(choices=[1, 2])},
+    {"type": tag_field("deadline"), "number": serializers.ChoiceField(choices=[1, 2])},
 )
-AbortAction = _component(
+AbortAction = named_component(
     "AbortAction",
     "Moderator: the game ends with no result.",
-    {"type": _tag("abort"), "reason": serializers.CharField(max_length=200)},
+    {"type": tag_field("abort"), "reason": serializers.CharField(max_length=200)},
 )
 
 #: What a player may send and is offered (`engine.CLIENT_ACTIONS`).
@@ -247,11 +260,11 @@ def player_action_union() -> PolymorphicProxySerializer:
 
 
 def player_actions_field(**kwargs):
-    return _union("PlayerAction", PLAYER_ACTIONS, many=True, **kwargs)
+    return union_field("PlayerAction", PLAYER_ACTIONS, many=True, **kwargs)
 
 
 def logged_action_field(**kwargs):
-    return _union("LoggedAction", LOGGED_ACTIONS, **kwargs)
+    return union_field("LoggedAction", LOGGED_ACTIONS, **kwargs)
 
 
 # ---------------------------------------------------------------------------------- notifications
@@ -259,10 +272,10 @@ def logged_action_field(**kwargs):
 
 def _note(kind: str, doc: str, **fields) -> type:
     name = "".join(part.title() for part in kind.split("_")) + "Notification"
-    return _component(name, doc, {"type": _tag(kind), **fields})
+    return named_component(name, doc, {"type": tag_field(kind), **fields})
 
 
-_SeatArea = _component(
+_SeatArea = named_component(
     "StartingSeat",
     "A seat's taxi at the start (S3); `player`: the join order of its player.",
     {"seat": _seat(), "area": AreaField(), "player": serializers.IntegerField()},
@@ -357,7 +370,7 @@ NOTIFICATIONS: dict[str, type] = {
 
 
 def notifications_field(**kwargs):
-    return _union("Notification", NOTIFICATIONS, many=True, **kwargs)
+    return union_field("Notification", NOTIFICATIONS, many=True, **kwargs)
 
 
 # ---------------------------------------------------------------------------------- the view
@@ -453,7 +466,7 @@ def error_responses(operation: str, *codes: str) -> dict[int, OpenApiResponse]:
     camel = "".join(part.title() for part in re.split(r"[_\W]+", operation) if part)
     responses = {}
     for status, listed in sorted(by_status.items()):
-        component = _component(
+        component = named_component(
             f"{camel}Error{status}",
             f"An error of `{operation}` with status {status}.",
             {
@@ -543,6 +556,7 @@ def generator_friendly(result, generator, request, public):
     * `nullable` beside `allOf`/`oneOf` gets the `type` its members share (OpenAPI 3.0 makes
       `nullable` mean something only beside a `type`).
     * An operation no authenticator guards says so: `security: []` (public).
+    * A request body that is a union of each game's component is required.
     * An NDJSON body (`ndjson_body`) names its lines' components in its extensions and its
       description (docs/api.md).
     * A field typed as a union (drf-spectacular: `allOf: [union]`, to carry a description)
@@ -563,6 +577,13 @@ def generator_friendly(result, generator, request, public):
     for path_item in result.get("paths", {}).values():
         for operation in path_item.values():
             operation.setdefault("security", [])
+            body = operation.get("requestBody")
+            if body is not None and any(
+                media.get("schema", {}).get("$ref", "").rsplit("/", 1)[-1].removesuffix("Request")
+                in GAME_UNIONS
+                for media in body.get("content", {}).values()
+            ):
+                body["required"] = True
             for response in operation.get("responses", {}).values():
                 media = response.get("content", {}).get(NDJSON)
                 if media is not None and "x-ndjson-line" in media.get("schema", {}):

@@ -17,9 +17,9 @@ from games.schema import (
     NOTIFICATIONS,
     PLAYER_ACTIONS,
     VIEW_STATUSES,
-    _component,
-    _tag,
-    _union,
+    named_component,
+    tag_field,
+    union_field,
 )
 
 _DIGIT_CODE = registry.get("digit-code")
@@ -69,40 +69,40 @@ class AnswerField(serializers.Field):
 # ---------------------------------------------------------------------------------- questions
 
 QUESTION_KINDS: dict[str, type] = {
-    "count": _component(
+    "count": named_component(
         "DigitCodeCountQuestion",
         "Q1: how many LEDs of a LED row or column (B5) the code lights.",
         {
-            "kind": _tag("count"),
+            "kind": tag_field("count"),
             "line": serializers.ChoiceField(choices=LINES),
             "index": serializers.ChoiceField(choices=_values("count", "index")),
         },
     ),
-    "parity": _component(
+    "parity": named_component(
         "DigitCodeParityQuestion",
         "Q2: is the digit at a position odd or even (0 is even).",
         {
-            "kind": _tag("parity"),
+            "kind": tag_field("parity"),
             "position": serializers.ChoiceField(
                 choices=_values("parity", "position"), help_text=_POSITION_HELP
             ),
         },
     ),
-    "compare": _component(
+    "compare": named_component(
         "DigitCodeCompareQuestion",
         "Q3: is the digit at a position greater or less than the one to its left.",
         {
-            "kind": _tag("compare"),
+            "kind": tag_field("compare"),
             "position": serializers.ChoiceField(
                 choices=_values("compare", "position"), help_text="a position with a left neighbour"
             ),
         },
     ),
-    "led": _component(
+    "led": named_component(
         "DigitCodeLedQuestion",
         "Q4: is one LED (B4: `a` top … `g` middle) of a position lit.",
         {
-            "kind": _tag("led"),
+            "kind": tag_field("led"),
             "position": serializers.ChoiceField(
                 choices=_values("led", "position"), help_text=_POSITION_HELP
             ),
@@ -113,27 +113,27 @@ QUESTION_KINDS: dict[str, type] = {
 
 
 def question_field(**kwargs):
-    return _union("DigitCodeQuestion", QUESTION_KINDS, by="kind", **kwargs)
+    return union_field("DigitCodeQuestion", QUESTION_KINDS, by="kind", **kwargs)
 
 
 # ---------------------------------------------------------------------------------- actions
 
-AskAction = _component(
+AskAction = named_component(
     "DigitCodeAskAction",
     "Ask one question not asked before (Q1–Q5); its answer is public. Example: "
     '`{"type": "ask", "question": {"kind": "parity", "position": 2}}`.',
     {
-        "type": _tag("ask"),
+        "type": tag_field("ask"),
         "seat": _dc_seat(required=False, help_text=_SEAT_HELP),
         "question": question_field(),
     },
 )
-GuessAction = _component(
+GuessAction = named_component(
     "DigitCodeGuessAction",
     "Guess the code, all six digits, position 1 first (G1): a right guess wins (G2), a "
     "second wrong one eliminates (G3). Example: "
     '`{"type": "guess", "code": [0, 1, 0, 1, 2, 3]}`.',
-    {"type": _tag("guess"), "seat": _dc_seat(required=False), "code": _digits()},
+    {"type": tag_field("guess"), "seat": _dc_seat(required=False), "code": _digits()},
 )
 
 #: What a player may send (the engine's `CLIENT_ACTIONS`).
@@ -150,16 +150,16 @@ LOGGED: dict[str, type] = {
     "abort": LOGGED_ACTIONS["abort"],
 }
 
-AskOffer = _component(
+AskOffer = named_component(
     "DigitCodeAskOffer",
     "On your turn, while any is left: the questions you may ask (send one as an "
     "`ask` action's `question`).",
-    {"type": _tag("ask"), "seat": _dc_seat(), "questions": question_field(many=True)},
+    {"type": tag_field("ask"), "seat": _dc_seat(), "questions": question_field(many=True)},
 )
-GuessOffer = _component(
+GuessOffer = named_component(
     "DigitCodeGuessOffer",
     "On your turn: you may guess (send `guess` with `code`, six digits).",
-    {"type": _tag("guess"), "seat": _dc_seat()},
+    {"type": tag_field("guess"), "seat": _dc_seat()},
 )
 #: What a seat is offered (`Game.offered_actions`): offers, not whole actions.
 OFFERS: dict[str, type] = {"ask": AskOffer, "guess": GuessOffer, "resign": PLAYER_ACTIONS["resign"]}
@@ -172,11 +172,11 @@ def player_action_union() -> PolymorphicProxySerializer:
 
 
 def logged_action_field(**kwargs):
-    return _union("DigitCodeLoggedAction", LOGGED, **kwargs)
+    return union_field("DigitCodeLoggedAction", LOGGED, **kwargs)
 
 
 def offers_field(**kwargs):
-    return _union("DigitCodeOffer", OFFERS, many=True, **kwargs)
+    return union_field("DigitCodeOffer", OFFERS, many=True, **kwargs)
 
 
 # ---------------------------------------------------------------------------------- notifications
@@ -184,10 +184,10 @@ def offers_field(**kwargs):
 
 def _note(kind: str, doc: str, **fields) -> type:
     name = "DigitCode" + "".join(part.title() for part in kind.split("_")) + "Notification"
-    return _component(name, doc, {"type": _tag(kind), **fields})
+    return named_component(name, doc, {"type": tag_field(kind), **fields})
 
 
-_StartingSeat = _component(
+_StartingSeat = named_component(
     "DigitCodeStartingSeat",
     "A seat at the start; `player`: the join order of its player (B6).",
     {"seat": _dc_seat(), "player": serializers.IntegerField()},
@@ -244,7 +244,7 @@ NOTIFICATIONS_OF_DIGIT_CODE: dict[str, type] = {
 
 
 def notifications_field(**kwargs):
-    return _union("DigitCodeNotification", NOTIFICATIONS_OF_DIGIT_CODE, many=True, **kwargs)
+    return union_field("DigitCodeNotification", NOTIFICATIONS_OF_DIGIT_CODE, many=True, **kwargs)
 
 
 # ---------------------------------------------------------------------------------- the view

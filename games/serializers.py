@@ -15,13 +15,14 @@ from games.schema import (
     OptionsSerializer,
     PublicUserSerializer,
     ResultSerializer,
-    _tag,
-    _union,
     any_game_field,
     logged_action_field,
+    named_component,
     notifications_field,
     player_action_union,
     player_actions_field,
+    tag_field,
+    union_field,
 )
 from taxi_project import error_codes
 from taxi_project.pagination import MAX_COUNT
@@ -123,13 +124,19 @@ _BAHAMA_TAXI_TABLE = type(
     (TableCreateSerializer,),
     {
         "__doc__": "A Bahama Taxi table (`game` left out: Bahama Taxi, RULES.md).",
-        "game": _tag(BAHAMA_TAXI.key, required=False, help_text="left out: Bahama Taxi"),
+        "game": tag_field(BAHAMA_TAXI.key, required=False, help_text="left out: Bahama Taxi"),
         "players": serializers.IntegerField(
             min_value=BAHAMA_TAXI.min_players, max_value=BAHAMA_TAXI.max_players
         ),
-        "options": OptionsSerializer(
-            required=False, help_text="the three options as one object, instead of the fields"
-        ),
+        "options": named_component(
+            "TableOptions",
+            "Bahama Taxi's options as one object (RULES.md Options); one left out is its default.",
+            {
+                "shift_change": serializers.BooleanField(default=False),
+                "pickup_before_movement": serializers.BooleanField(default=False),
+                "movement": serializers.ChoiceField(choices=MOVEMENTS, default="normal"),
+            },
+        )(required=False, help_text="the options as one object, instead of the three fields"),
         "bots": serializers.ListField(
             child=serializers.ChoiceField(choices=BAHAMA_TAXI.bot_levels),
             max_length=BAHAMA_TAXI.max_players - 1,
@@ -146,7 +153,7 @@ _DIGIT_CODE_TABLE = type(
     {
         "__doc__": "A Digit Code table (RULES-digit-code.md): no table options, no wall-clock "
         "deadlines.",
-        "game": _tag(_DIGIT_CODE.key),
+        "game": tag_field(_DIGIT_CODE.key),
         "players": serializers.IntegerField(
             min_value=_DIGIT_CODE.min_players, max_value=_DIGIT_CODE.max_players
         ),
@@ -332,7 +339,7 @@ class _TableSerializer(serializers.Serializer):
 class GameSummarySerializer(_TableSerializer):
     """A Bahama Taxi table (`game`: `bahama-taxi`)."""
 
-    game = _tag(BAHAMA_TAXI.key, help_text="the game played at the table (games/registry.py)")
+    game = tag_field(BAHAMA_TAXI.key, help_text="the game played at the table (games/registry.py)")
     options = OptionsSerializer()
     seed_commitment = serializers.CharField(
         allow_null=True,
@@ -345,7 +352,7 @@ class GameSummarySerializer(_TableSerializer):
 class DigitCodeGameSummarySerializer(_TableSerializer):
     """A Digit Code table (`game`: `digit-code`, RULES-digit-code.md)."""
 
-    game = _tag(_DIGIT_CODE.key, help_text="the game played at the table (games/registry.py)")
+    game = tag_field(_DIGIT_CODE.key, help_text="the game played at the table (games/registry.py)")
     options = digit_code.OptionsField()
     seed_commitment = serializers.CharField(
         allow_null=True,
@@ -363,7 +370,7 @@ SUMMARIES = {
 
 
 def summaries_field(**kwargs):
-    return _union("AnyGameSummary", SUMMARIES, by="game", **kwargs)
+    return union_field("AnyGameSummary", SUMMARIES, by="game", **kwargs)
 
 
 class GameDetailSerializer(GameSummarySerializer):

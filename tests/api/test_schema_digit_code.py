@@ -68,6 +68,11 @@ def test_a_table_request_names_its_game_or_leaves_it_out_for_bahama_taxi(schema)
         "TableCreateRequest",
         "DigitCodeTableCreateRequest",
     ]
+    body = schema["paths"]["/api/v1/tables"]["post"]["requestBody"]
+    assert body["required"] is True
+    assert body["content"]["application/json"]["schema"] == {
+        "$ref": "#/components/schemas/AnyTableCreateRequest"
+    }
     assert "game" not in components["TableCreateRequest"]["required"]
     assert components["DigitCodeTableCreateRequest"]["required"] == ["game", "players"]
     validator = _validator(schema, "AnyTableCreateRequest")

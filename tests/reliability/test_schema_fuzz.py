@@ -43,6 +43,7 @@ RULES_IN_WORDS = {
     "display_name": "no invisible characters, at most 3 combining marks in a row",
     "text": "printable characters",
     "bots": "fewer computer opponents than places (a rule between two fields)",
+    "options": "Bahama Taxi's options as one object or as three fields, not both (between fields)",
     "cursor": "a cursor the list made (opaque: taxi_project/pagination.py)",
     "offset": "not with `cursor` (a rule between two parameters)",
 }
