@@ -316,6 +316,7 @@ SPECTACULAR_SETTINGS = {
         "GameAbortedNotificationTypeEnum": "games.schema.TAG_GAME_ABORTED",
         "DigitCodeAskTypeEnum": "games.schema.TAG_ASK",
         "DigitCodeGuessTypeEnum": "games.schema.TAG_GUESS",
+        "GameEnum": "games.registry.keys",  # every game: a filter, a profile's game
         "BahamaTaxiGameEnum": "games.schema.TAG_BAHAMA_TAXI",
         "DigitCodeGameEnum": "games.schema.TAG_DIGIT_CODE",
         "DigitCodeOneToSixEnum": "games.schema.ONE_TO_SIX",
