@@ -265,3 +265,21 @@ def test_C2_notes_are_not_in_the_admin(game, admin_client):
         assert response.status_code == 200, page
         assert b"1, 2, 3, 4, 5, 6, 7, 8" not in response.content
         assert b"[1,2,3,4,5,6,7,8]" not in response.content.replace(b" ", b"")
+
+
+def test_C2_the_game_page_tells_its_players_where_their_notes_are_kept(game, make_player, rf):
+    from games import web
+
+    game_id, by_seat = game
+    spectator = make_player()
+    taxi = start_game([by_seat[0], by_seat[1]])
+
+    def notes_url(player, game_id):
+        request = rf.get(f"/games/{game_id}")
+        request.user = player.user
+        page = web.game_page(request, game_id)  # its data, before its template renders
+        return page.context_data["game_data"]["urls"]["notes"]
+
+    assert notes_url(by_seat[0], game_id) == url(game_id)
+    assert notes_url(spectator, game_id) is None
+    assert notes_url(by_seat[0], taxi) is None  # Bahama Taxi keeps no notes
