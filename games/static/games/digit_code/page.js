@@ -753,7 +753,7 @@ function badge(text, extra = "") {
 function renderAnswers() {
   const list = $("answers");
   const questions = state.view.questions;
-  if (list.children.length === questions.length && list.dataset.names === namesKey()) return;
+  if (list.dataset.count === String(questions.length) && list.dataset.names === namesKey()) return;
   const box = $("answers-box");
   const nearBottom = box.scrollHeight - box.scrollTop - box.clientHeight < 40;
   list.replaceChildren(...questions.map(({ seat, question, answer }, index) => {
@@ -774,6 +774,7 @@ function renderAnswers() {
     return li;
   }));
   list.dataset.names = namesKey();
+  list.dataset.count = String(questions.length);
   if (!questions.length) {
     const li = document.createElement("li");
     li.className = "quiet";
