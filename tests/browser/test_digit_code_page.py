@@ -15,7 +15,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
-from games.digit_code.engine import QUESTIONS, Options, breaks_rule, kth_code, new_game
+from games.digit_code.engine import Options, breaks_rule, kth_code, new_game
 from games.digit_code.engine.codes import CODE_COUNT, LIT
 from games.models import Game, GameEntry
 from tests.browser.conftest import DESKTOP, PHONE, log_in, needs_chromium, watched_page
