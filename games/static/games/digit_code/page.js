@@ -322,7 +322,7 @@ function renderDisplays() {
       display.classList.toggle("selected", state.selected === position);
     }
     const parts = [positionName(position)];
-    if (code) parts.push(format(gettext("digit %(digit)s"), { digit: code[position - 1] }));
+    if (code) parts.push(format(gettext("the digit %(digit)s"), { digit: code[position - 1] }));
     const list = (letters) => letters.join(", ");
     if (lit.length) parts.push(format(gettext("lit: %(leds)s"), { leds: list(lit) }));
     if (unlit.length) parts.push(format(gettext("unlit: %(leds)s"), { leds: list(unlit) }));
