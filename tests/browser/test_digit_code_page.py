@@ -359,3 +359,50 @@ def test_a_turn_played_with_the_keyboard_alone(table, chromium):
     assert questions and questions[-1]["question"]["kind"] == "parity"
     assert questions[-1]["seat"] == seat
     assert problems == []
+
+
+@pytest.fixture
+def two_players(committed_db, web_server, settings):
+    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.PBKDF2PasswordHasher"]
+    tag = uuid.uuid4().hex[:6]
+    return web_server.url(""), [Player(f"dcc{tag}"), Player(f"dcd{tag}")]
+
+
+def test_a_table_opened_from_the_lobbys_game_chooser(two_players, chromium):
+    """The lobby's chooser: choosing Digit Code hides Bahama Taxi's options and offers its
+    own player range (P1: 2 to 4) and computer levels; the table opens on the Digit Code
+    page, where the second player joins and the game starts on both pages."""
+    base, players = two_players
+    problems: list[str] = []
+    host = watched_page(chromium, problems)
+    log_in(host, base, *login_of(players[0]))
+    host.check("#game-choice input[value=digit-code]")
+    assert not host.is_visible("input[name=movement]")
+    assert not host.is_visible("#id_deadline1_at")
+    offered = host.eval_on_selector_all(
+        "#id_players option", "options => options.filter(o => !o.disabled).map(o => o.value)"
+    )
+    assert offered == ["2", "3", "4"]
+    host.check("#id_computer")
+    levels = host.eval_on_selector_all(
+        "#id_bot_level_1 option", "options => options.filter(o => !o.disabled).map(o => o.value)"
+    )
+    assert levels and "medium" not in levels
+    host.uncheck("#id_computer")
+    host.click("#create-button")
+    host.wait_for_url(re.compile(r"/games/\d+$"))
+    game_id = int(host.url.rsplit("/", 1)[1])
+    assert in_thread(lambda: Game.objects.get(pk=game_id).kind) == "digit-code"
+    host.wait_for_selector("#waiting-room:not([hidden])")
+
+    guest = watched_page(chromium, problems)
+    log_in(guest, base, *login_of(players[1]))
+    guest.goto(f"{base}/games/{game_id}")
+    guest.click("#join-button")
+    for page in (host, guest):
+        page.wait_for_selector("#waiting-room", state="hidden")
+        page.wait_for_function(LIVE)
+        page.wait_for_function("() => document.getElementById('game').dataset.status === 'playing'")
+    mover = host if host.get_attribute("#game", "data-my-turn") == "true" else guest
+    mover.wait_for_selector("#ask-form:not([hidden])")
+    assert problems == []
