@@ -959,6 +959,7 @@ function render() {
     renderNotes();
     return;
   }
+  $("dc-move-panel").hidden = over(); // the end has its own card
   const left = state.view.questions_left;
   $("questions-left").textContent = state.view.status === "playing"
     ? format(ngettext("%(count)s question left to ask.", "%(count)s questions left to ask.", left), { count: left })
