@@ -207,6 +207,10 @@ def test_a_whole_game_in_two_browsers(table, chromium):
                 "(n) => document.querySelectorAll('#answers li[data-key]').length === n",
                 arg=turn + 1,
             )
+        if question["kind"] == "led":  # the answer's LED flashes on the other page
+            pages[1 - seat].wait_for_selector(
+                f"#display-{question['position']} .seg[data-segment={question['segment']}].recent"
+            )
     # the LED answers lit their LEDs on both pages, as the code has them (B4)
     for position, segment in ((2, "g"), (6, "e")):
         truth = "lit" if segment in LIT[code[position - 1]] else "unlit"

@@ -17,6 +17,7 @@ import {
   ledState,
   questionKey,
   questionLeds,
+  questionPositions,
   questionsOffered,
 } from "./board.js";
 import { verifyGame } from "./fairness.js";
@@ -59,6 +60,7 @@ const state = {
   selected: 1, // the position whose notes are open
   notes: emptyNotes(),
   notesLoaded: false,
+  recent: null, // {question, seq}: the latest answer that came live, flashed on the displays
   lastMove: null, // "ask" | "guess" | "resign": where a refusal is shown
   verified: null, // the seed whose checks are shown
 };
@@ -82,6 +84,11 @@ const link = new GameLink(urls, {
     if (frame.notifications.some((n) => n.type === "game_started")) {
       state.status = "playing";
       if (state.seat === null && data.seated) state.seatPending = true;
+    }
+    if (link.synced) {
+      // a live answer: its LEDs or positions flash on the displays, so no one misses it
+      const asked = frame.notifications.filter((n) => n.type === "question_asked").pop();
+      if (asked) state.recent = { question: asked.question, seq: frame.seq };
     }
     if (frame.view) {
       state.view = frame.view;
@@ -296,6 +303,9 @@ function renderDisplays() {
   const previewPositions = new Set(currentQuestion() && canMove() && ["parity", "compare"].includes(currentQuestion().kind)
     ? (currentQuestion().kind === "compare" ? [currentQuestion().position - 1, currentQuestion().position] : [currentQuestion().position])
     : []);
+  const recent = state.recent ? state.recent.question : null;
+  const recentLeds = new Set(recent ? questionLeds(recent).map(([p, s]) => `${p}${s}`) : []);
+  const recentPositions = new Set(recent && ["parity", "compare"].includes(recent.kind) ? questionPositions(recent) : []);
   for (const position of POSITIONS) {
     const display = $(`display-${position}`);
     const lit = [];
@@ -306,11 +316,14 @@ function renderDisplays() {
     for (const shape of display.querySelectorAll(".seg")) {
       const segment = shape.dataset.segment;
       const look = ledLook(known, position, segment, code);
-      shape.setAttribute("class", `seg ${look}${preview.has(`${position}${segment}`) ? " asked" : ""}`);
+      const marks = `${preview.has(`${position}${segment}`) ? " asked" : ""}${recentLeds.has(`${position}${segment}`) ? " recent" : ""}`;
+      shape.setAttribute("class", `seg ${look}${marks}`);
       shape.dataset.state = look;
       ({ lit, unlit, unknown: open, "note-lit": notedLit, "note-unlit": notedUnlit })[look].push(segment);
     }
     display.classList.toggle("asked", previewPositions.has(position));
+    display.classList.toggle("recent", recentPositions.has(position));
+    display.dataset.recent = state.recent ? String(state.recent.seq) : "";
     const ruled = interactive ? state.notes.digits[position] || [] : [];
     for (const d of display.querySelectorAll(".dc-strip span")) {
       d.classList.toggle("out", ruled.includes(Number(d.dataset.digit)));
@@ -771,6 +784,7 @@ function renderAnswers() {
     said.className = "dc-answer";
     said.textContent = answerText(question, answer);
     li.append(`${index + 1}. `, who, " — ", what, " → ", said);
+    if (index === questions.length - 1) li.className = "latest";
     return li;
   }));
   list.dataset.names = namesKey();
