@@ -15,8 +15,7 @@ from accounts.errors import DisplayNameReserved, DisplayNameTaken, UsernameTaken
 from accounts.models import DeviceToken, User
 from accounts.names import display_name_bare_look, display_name_skeleton
 from accounts.push import push_session_moved
-from games import events
-from games.engine.options import MAX_PLAYERS
+from games import events, registry
 from games.models import BOT_LEVELS, Seat
 from games.selectors import seat_name
 from taxi_project.api_errors import NotFound
@@ -25,7 +24,9 @@ DISPLAY_NAME_MAX_LENGTH = User._meta.get_field("display_name").max_length
 
 #: The computer opponents' accounts are `bot:1`, `bot:2`, … (games/services/bots.py), shown
 #: by their username wherever an account is shown.
-BOT_ACCOUNT_NAMES = tuple(f"bot:{number}" for number in range(1, MAX_PLAYERS))
+#: a table's computer opponents: every seat but its creator's, at the largest table of any game
+MAX_BOTS = max(kind.max_players for kind in registry.all()) - 1
+BOT_ACCOUNT_NAMES = tuple(f"bot:{number}" for number in range(1, MAX_BOTS + 1))
 
 
 @functools.cache
@@ -38,7 +39,7 @@ def computer_names() -> frozenset[str]:
     for language, _name in settings.LANGUAGES:
         with translation.override(language):
             for level, label in BOT_LEVELS:
-                for number in range(1, MAX_PLAYERS):  # a table's bots, numbered from 1
+                for number in range(1, MAX_BOTS + 1):  # a table's bots, numbered from 1
                     bot = Seat(bot_level=level, join_order=number)
                     shown.setdefault(seat_name(bot), []).append(str(label))
     words = {word for found in shown.values() for word in found}

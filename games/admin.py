@@ -51,8 +51,8 @@ class SeatInline(admin.TabularInline):
 
 @admin.register(Game)
 class GameAdmin(ReadOnlyAdmin):
-    list_display = ("id", "status", "players", "movement", "clock", "version", "created_at")
-    list_filter = ("status", "visibility", "movement", "players", "clock")
+    list_display = ("id", "kind", "status", "players", "movement", "clock", "version", "created_at")
+    list_filter = ("kind", "status", "visibility", "movement", "players", "clock")
     search_fields = ("id", "seats__user__username")
     readonly_fields = ["links", *(f.name for f in Game._meta.fields if f.name != "seed")]
     exclude = ("seed",)  # secret while the game runs (H1); the replay viewer marks it

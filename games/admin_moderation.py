@@ -16,7 +16,7 @@ from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 from rest_framework.exceptions import APIException
 
-from games.engine import EngineError
+from games import registry
 
 REASON = forms.CharField(
     label=_("Reason"), widget=forms.Textarea(attrs={"rows": 3, "cols": 60}), max_length=1000
@@ -84,7 +84,7 @@ def moderation_view(model_admin, request, object_id, *, form_class, title, perfo
     if request.method == "POST" and form.is_valid():
         try:
             perform(request.user, obj, form.cleaned_data)
-        except (APIException, EngineError) as error:
+        except (APIException, *registry.engine_errors()) as error:
             form.add_error(None, getattr(error, "message", None) or str(error.detail))
         else:
             messages.success(request, f"{title}: done, and recorded.")

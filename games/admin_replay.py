@@ -22,8 +22,7 @@ from django.urls import URLPattern, path
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
-from games import engine, log
-from games.engine.board import AREA_INFO, EDGES
+from games import log, registry
 from games.models import STATUS_WORDS, Game, GameEntry
 from games.replay_turns import fold, turn_navigation
 from games.wording import area_label, competition_ranks, describe, seat_label, seat_name
@@ -49,8 +48,10 @@ ACE_RADIUS = 26.8
 #: The key that follows each navigation link (games/static/games/replay.js).
 NAV_KEYS = {"first": "Home", "prev": "ArrowLeft", "next": "ArrowRight", "last": "End"}
 
+#: Bahama Taxi's engine (through its registration): the board this viewer draws
+engine = registry.get("bahama-taxi").engine
+AREA_INFO, EDGES = engine.board.AREA_INFO, engine.board.EDGES
 _AREA_BY_ID = {info["id"]: info for info in AREA_INFO}
-_PLAYER_ACTIONS_AND_RESIGN = engine.PLAYER_ACTIONS | {"resign"}
 
 
 def replay_urls(model_admin) -> list[URLPattern]:
@@ -92,13 +93,31 @@ def replay_view(request, model_admin, game_id: int):
         context["problem"] = _("This game has not started: there is no log to replay.")
         return TemplateResponse(request, "admin/games/replay.html", context)
     seq, message = _requested_seq(request.GET.get("seq"), last)
+    kind = game.game_kind
     try:
         step = replay_step(game, seq)
-    except (engine.EngineError, LogGap) as error:
+        own_panel = kind.replay_context is not None  # a game with a replay panel of its own
+        before = replay_step(game, seq - 1).view if own_panel and seq > 0 else None
+    except (*registry.engine_errors(), LogGap) as error:
         problem = _("The log of this game does not replay to step %(seq)s: %(error)s")
         context["problem"] = problem % {"seq": seq, "error": error}
         return TemplateResponse(request, "admin/games/replay.html", context)
     names = _seat_names(game)
+    if kind.replay_context is not None:
+        context.update(
+            {
+                "title": _("Replay of game %(id)s — step %(seq)s of %(last)s")
+                % {"id": game.pk, "seq": seq, "last": last},
+                "seq": seq,
+                "last": last,
+                "message": message,
+                "nav": _navigation(request.path, seq, last),
+                "entry": _entry_panel(step, names, kind),
+                "panel": _named(kind.replay_context(step.view, before), names),
+                "result": _result_panel(game, names) if game.over else None,
+            }
+        )
+        return TemplateResponse(request, kind.replay_template, context)
     view = step.view
     shown = step.notifications
     turns = (
@@ -122,7 +141,7 @@ def replay_view(request, model_admin, game_id: int):
             "seats": _seat_rows(view, names),
             "facts": _facts(view, game),
             "waiting": [_citizen(c) for c in view["waiting"]],
-            "entry": _entry_panel(step, names),
+            "entry": _entry_panel(step, names, kind),
             "secret": _secret_panel(step.view, game),  # the pile after the whole entry
             "result": _result_panel(game, names) if game.over else None,
             "colours": _legend(view, names),
@@ -162,7 +181,7 @@ class LogGap(Exception):
 @dataclass
 class ReplayStep:
     seq: int
-    state: engine.Game
+    state: object  # the game's engine `Game`
     view: dict  # engine.full_view of the state: secrets included, for moderators
     entry: GameEntry
     notifications: list[dict]  # as the replay makes them
@@ -175,6 +194,7 @@ def replay_step(game: Game, seq: int) -> ReplayStep:
     if [number for number, _action in rows] != list(range(1, seq + 1)):
         raise LogGap(_("entries are missing before step %(seq)s") % {"seq": seq})
     actions = [action for _number, action in rows]
+    engine = game.game_kind.engine
     if seq == 0:
         state, notifications = engine.start(game.setup)
     else:
@@ -302,13 +322,13 @@ def _facts(view: dict, game: Game) -> list[tuple[str, object]]:
     ]
 
 
-def _actor(entry: GameEntry, names: dict[int, str]) -> str:
+def _actor(entry: GameEntry, names: dict[int, str], kind: registry.GameKind) -> str:
     action_type = (entry.action or {}).get("type")
     if entry.seq == 0:
         return _("the server (setup)")
     if entry.actor_id is None:
         return _("the server")
-    if entry.seat is not None and action_type in _PLAYER_ACTIONS_AND_RESIGN:
+    if entry.seat is not None and action_type in kind.engine.PLAYER_ACTIONS | {"resign"}:
         return _("%(seat)s (%(player)s)") % {
             "seat": seat_label(entry.seat),
             "player": names.get(entry.seat, str(entry.actor)),
@@ -328,22 +348,37 @@ def _field_value(name: str, value) -> str:
     return str(value)
 
 
-def _entry_panel(step: ReplayStep, names: dict[int, str]) -> dict:
+def _named(panel: dict, names: dict[int, str]) -> dict:
+    """A game's replay panel with each row that names a seat given its label and player."""
+    for key, rows in panel.items():
+        if isinstance(rows, list):
+            panel[key] = [
+                {**row, "label": seat_label(row["seat"]), "player": names.get(row["seat"], "?")}
+                if isinstance(row, dict) and isinstance(row.get("seat"), int)
+                else row
+                for row in rows
+            ]
+    return panel
+
+
+def _entry_panel(step: ReplayStep, names: dict[int, str], kind: registry.GameKind) -> dict:
     entry = step.entry
     action = entry.action or {}
     return {
         "seq": entry.seq,
         "created_at": entry.created_at,
-        "actor": _actor(entry, names),
+        "actor": _actor(entry, names, kind),
         "action_type": action.get("type") if entry.action is not None else None,
         "action_fields": [
             (name, _field_value(name, value)) for name, value in action.items() if name != "type"
         ],
         "notifications": [
-            {"type": n.get("type"), "text": describe(n)} for n in entry.notifications
+            {"type": n.get("type"), "text": describe(n, game=kind.key)} for n in entry.notifications
         ],
         "matches_log": step.matches_log,
-        "replayed": [{"type": n.get("type"), "text": describe(n)} for n in step.notifications],
+        "replayed": [
+            {"type": n.get("type"), "text": describe(n, game=kind.key)} for n in step.notifications
+        ],
     }
 
 
@@ -367,7 +402,7 @@ def _result_panel(game: Game, names: dict[int, str]) -> dict:
         action = (last.action if last else None) or {}
         return {"aborted": True, "reason": action.get("reason", "")}
     result = game.result or {"incomes": [], "ranking": []}
-    incomes = result["incomes"]
+    incomes = result.get("incomes", [])  # Bahama Taxi's; Digit Code ranks without
     places = []
     for rank, seats in competition_ranks(result["ranking"]):
         for seat in seats:

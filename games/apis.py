@@ -15,7 +15,7 @@ from rest_framework.utils.encoders import JSONEncoder
 from rest_framework.views import APIView
 
 from accounts.throttles import TableCreateAccountThrottle, TableCreateAddressThrottle
-from games import engine, moderation, selectors, streams
+from games import moderation, selectors, streams
 from games.models import Seat
 from games.schema import NDJSON, BoardSerializer, error_responses, ndjson_body
 from games.serializers import (
@@ -180,15 +180,11 @@ class TableListCreateApi(APIView):
     )
     def post(self, request):
         data = _valid(TableCreateSerializer, request.data)
-        options = engine.Options(
-            shift_change=data["shift_change"],
-            pickup_before_movement=data["pickup_before_movement"],
-            movement=data["movement"],
-        )
         game = tables.table_create(
             user=request.user,
+            game=data["game"],
             players=data["players"],
-            options=options,
+            options=data["options"],
             visibility=data["visibility"],
             clock=data["clock"],
             deadline1_at=data["deadline1_at"],

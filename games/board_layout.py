@@ -12,7 +12,10 @@ from __future__ import annotations
 import functools
 import math
 
-from games.engine.board import AREA_INFO
+from games import registry
+
+#: Bahama Taxi's areas (its engine, through its registration)
+AREA_INFO = registry.get("bahama-taxi").engine.board.AREA_INFO
 
 CENTRE = 500.0
 AREA_RADIUS = 35.7  # as board/README.md draws them

@@ -41,9 +41,7 @@ from rest_framework.utils.encoders import JSONEncoder
 
 from accounts.credentials import socket_credentials, socket_refusal
 from accounts.middleware import scope_language
-from games import events, moderation, presence, selectors
-from games.engine import EngineError
-from games.engine.views import resign_offer  # resign is offered at any time (K3)
+from games import events, moderation, presence, registry, selectors
 from games.errors import InvalidSync, LoginRequired, MalformedFrame, UnknownFrame
 from games.serializers import MAX_INT, move_data
 from games.services import chat, moves
@@ -255,7 +253,7 @@ class GameConsumer(JsonConsumer):
                 await self.send_json(frame("pong", ref=ref))
             else:
                 raise UnknownFrame(UnknownFrame.default_detail % {"type": repr(kind)})
-        except (ApiError, EngineError, exceptions.APIException) as error:
+        except (ApiError, *registry.engine_errors(), exceptions.APIException) as error:
             await self.send_json(error_frame(error, ref))
 
     async def sync(self, after) -> None:
@@ -341,7 +339,9 @@ class GameConsumer(JsonConsumer):
         view = dict(event["public"])
         view["you"] = self.seat
         mine = self.seat is not None and self.seat == event["active_seat"]
-        view["legal_actions"] = (event["legal"] if mine else []) + resign_offer(view, self.seat)
+        view["legal_actions"] = (event["legal"] if mine else []) + selectors.resign_offer(
+            view, self.seat
+        )
         await self.send_json(
             frame(
                 "entry",

@@ -2,7 +2,7 @@
 
 Each class carries its HTTP status, its code and a default message (in the active language);
 a raiser may give a more precise message (with the numbers involved). The engine's own codes
-(`games.engine.Code`) are translated here too (`engine_error`): the engine speaks English only.
+(each game's `Code`) are translated here too (`engine_error`): the engines speak English only.
 Every code renders through `taxi_project.api_errors` as `{"code", "message", ...}`, over HTTP
 and in WebSocket error frames alike; docs/errors.md lists them all.
 """
@@ -14,8 +14,8 @@ from enum import StrEnum
 from django.utils import translation
 from django.utils.translation import gettext_lazy as _
 
-from games.engine import EngineError, IllegalAction, InvalidSetup, MalformedAction
-from games.engine import errors as engine_errors
+from games import registry
+from games.registry import GameKind
 from taxi_project.api_errors import (
     ApiError,
     Conflict,
@@ -57,6 +57,7 @@ class Code(StrEnum):
     REPORT_DUPLICATE = "report_duplicate"
     REPORT_RATE_LIMITED = "report_rate_limited"
     TOO_MANY_TABLES = "too_many_tables"
+    INVALID_BOT_LEVEL = "invalid_bot_level"
     # WebSocket frames
     MALFORMED_FRAME = "malformed_frame"
     UNKNOWN_FRAME = "unknown_frame"
@@ -92,6 +93,13 @@ class NotCreator(Forbidden):
 class InvalidDeadlines(ApiError):
     default_code = Code.INVALID_DEADLINES
     default_detail = _("The 2nd deadline cannot come before the 1st.")
+
+
+class InvalidBotLevel(ApiError):
+    """A computer opponent's level that this game's bots do not have (`levels`: theirs)."""
+
+    default_code = Code.INVALID_BOT_LEVEL
+    default_detail = _("This game's computer opponents have no such level.")
 
 
 class GameNotStarted(Conflict):
@@ -242,70 +250,61 @@ class LoginRequired(ApiError):
     default_detail = _("Log in to play.")
 
 
-# The engine speaks English only (it knows no Django): its refusals in other languages are
-# these sentences, chosen by code (and, where one code covers several rules, by clause).
-ENGINE_MESSAGES = {
-    engine_errors.Code.MALFORMED_ACTION: _("This is not a well-formed action."),
-    engine_errors.Code.INVALID_OPTIONS: _("These table options are not valid."),
-    engine_errors.Code.INVALID_PLAYERS: _("A game has 2 to 8 players."),
-    engine_errors.Code.PICKUP_BEFORE_MOVEMENT_REQUIRED: _(
-        "5 to 8 players need the option “pickup before movement”."
-    ),
-    engine_errors.Code.UNSUPPORTED_RULES_VERSION: _("This version of the rules is not supported."),
-    engine_errors.Code.GAME_OVER: _("The game is over."),
-    engine_errors.Code.NO_SUCH_SEAT: _("This game has no such seat."),
-    engine_errors.Code.NOT_YOUR_TURN: _("It is not your turn."),
-    engine_errors.Code.NOT_ADJACENT: _("The taxi can only move to a neighbouring area."),
-    engine_errors.Code.AREA_OCCUPIED: _("Another taxi is on that area."),
-    engine_errors.Code.START_AREA: _(
-        "The taxi cannot go back to the area where it began this turn."
-    ),
-    engine_errors.Code.ALLOWANCE_EXCEEDED: _("No steps are left this turn."),
-    engine_errors.Code.STEP_REQUIRED: _("The first step of a turn is mandatory."),
-    engine_errors.Code.MOVEMENT_OVER: _("The taxi has already stopped this turn."),
-    engine_errors.Code.NOTHING_TO_UNDO: _("There is no step to take back."),
-    engine_errors.Code.UNDO_LIMIT: _("At most 5 steps can be taken back per turn."),
-    engine_errors.Code.NO_SUCH_CITIZEN: _("No citizen waits here to go there."),
-    engine_errors.Code.PICKUP_NOT_ALLOWED: _("This pickup is not allowed now."),
-    engine_errors.Code.NOT_PICKING_UP: _("There is nothing to decline before the stop."),
-    engine_errors.Code.NOT_BLOCKED: _("The taxi can move, so it cannot pass."),
-    engine_errors.Code.DEADLINE_ALREADY_REACHED: _("This deadline has already been reached."),
-    engine_errors.Code.ALREADY_ZOMBIE: _("The autopilot already plays this seat."),
-    engine_errors.Code.NOT_ZOMBIE: _("This seat is not played by the autopilot."),
-}
-PICKUP_MESSAGES = {
-    "P1": _("A taxi carries at most 3 passengers."),
-    "P2": _("Once the draw pile is exhausted, a taxi with 2 passengers cannot pick up a third."),
-    "P3": _("While at most 4 citizens are waiting, only an empty taxi may pick up."),
-    "T2": _("A pickup before movement is no longer possible this turn."),
-    "T5": _("Pickups happen at the stop."),
-}
+# The engines speak English only (they know no Django): their refusals in other languages are
+# the sentences of each game's registration (`GameKind.error_messages`), chosen by code (and,
+# where one code covers several rules, by clause: `GameKind.clause_messages`).
 
 
-def engine_message(error: EngineError) -> str:
+def _kind_of(error: Exception) -> GameKind:
+    """The game whose engine raised `error`."""
+    return next(kind for kind in registry.all() if isinstance(error, kind.engine.EngineError))
+
+
+def engine_message(error) -> str:
     """The refusal in the active language. English keeps the engine's own sentence, which
     names the areas and numbers involved."""
     if (translation.get_language() or "en").split("-")[0] == "en":
         return error.message
-    if error.code == engine_errors.Code.PICKUP_NOT_ALLOWED and error.clause in PICKUP_MESSAGES:
-        return str(PICKUP_MESSAGES[error.clause])
-    return str(ENGINE_MESSAGES.get(error.code, error.message))
+    kind = _kind_of(error)
+    by_clause = kind.clause_messages.get((str(error.code), error.clause or ""))
+    if by_clause is not None:
+        return str(by_clause)
+    return str(kind.error_messages.get(str(error.code), error.message))
 
 
-def engine_error(error: EngineError) -> ApiError:
+def engine_error(error) -> ApiError:
     """Engine refusals: malformed → 400 with field errors, setup → 400, illegal → 422."""
     message = engine_message(error)
-    if isinstance(error, MalformedAction):
+    engine = _kind_of(error).engine
+    if isinstance(error, engine.MalformedAction):
         return ApiError(message, code=str(error.code), errors=error.errors)
-    if isinstance(error, InvalidSetup):
+    if isinstance(error, engine.InvalidSetup):
         return ApiError(message, code=str(error.code))
-    if isinstance(error, IllegalAction):
+    if isinstance(error, engine.IllegalAction):
         extra = {"clause": error.clause} if error.clause else {}
         return Unprocessable(message, code=str(error.code), **extra)
     return ApiError(message, code=str(error.code))
 
 
-register_conversion(EngineError, engine_error)
+for _game in registry.all():
+    register_conversion(_game.engine.EngineError, engine_error)
+
+
+def engine_codes() -> dict[str, tuple[int, str]]:
+    """Every engine's codes (the first game's message where two share a code): (HTTP status,
+    default message)."""
+    found: dict[str, tuple[int, str]] = {}
+    for kind in registry.all():
+        for code, message in kind.error_messages.items():
+            status = 400 if code in SETUP_OR_MALFORMED else 422
+            found.setdefault(str(code), (status, message))
+    return found
+
+
+SETUP_OR_MALFORMED = frozenset(
+    {"malformed_action", "invalid_options", "invalid_players", "pickup_before_movement_required",
+     "unsupported_rules_version"}
+)  # fmt: skip
 
 
 def vocabulary() -> dict[str, tuple[int, str]]:
@@ -315,16 +314,9 @@ def vocabulary() -> dict[str, tuple[int, str]]:
         for cls in _subclasses(ApiError)
         if cls.__module__ == __name__
     }
-    for code, message in ENGINE_MESSAGES.items():
-        found[str(code)] = (400 if code in _SETUP_OR_MALFORMED else 422, message)
+    for code, found_here in engine_codes().items():
+        found.setdefault(code, found_here)
     return found
-
-
-_SETUP_OR_MALFORMED = {
-    engine_errors.Code.MALFORMED_ACTION, engine_errors.Code.INVALID_OPTIONS,
-    engine_errors.Code.INVALID_PLAYERS, engine_errors.Code.PICKUP_BEFORE_MOVEMENT_REQUIRED,
-    engine_errors.Code.UNSUPPORTED_RULES_VERSION,
-}  # fmt: skip
 
 
 def _subclasses(cls):

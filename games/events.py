@@ -21,15 +21,13 @@ import asyncio
 import json
 import logging
 import threading
-from typing import Literal, TypedDict
+from typing import Any, Literal, TypedDict
 
 from asgiref.sync import async_to_sync
 from celery import signature
 from channels.layers import get_channel_layer
 from django.conf import settings
 from rest_framework.utils.encoders import JSONEncoder
-
-from games import engine
 
 log = logging.getLogger(__name__)
 
@@ -155,12 +153,13 @@ def entry_message(
     commitment: str,
     seq: int,
     notifications: list[dict],
-    current: engine.Game,
+    current: Any,
     clock: dict,
     public: dict,
+    legal: list[dict],
 ) -> EntryMessage:
     """The message for a log entry, taken at the state right after it (`public`: its public
-    view, as clients get it)."""
+    view, as clients get it; `legal`: what the seat to move is offered, but `resign`)."""
     return EntryMessage(
         type="game.entry",
         game=game_id,
@@ -170,7 +169,7 @@ def entry_message(
         notifications=notifications,
         public=public,
         active_seat=current.current_player(),
-        legal=[engine.encode_action(a) for a in current.legal_actions()],
+        legal=legal,
     )
 
 

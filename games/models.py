@@ -18,7 +18,7 @@ from django.db import models
 from django.utils.translation import gettext_lazy as _
 from django.utils.translation import pgettext_lazy
 
-from games.engine import Options, Setup
+from games import registry
 
 # A game's status in words (the stored values stay the API's codes).
 STATUS_WORDS = {
@@ -92,8 +92,12 @@ class Game(models.Model):
     )
     invite_code = models.CharField(_("invite code"), max_length=32, blank=True)
 
-    # the table's options (RULES.md "Options")
+    # the game played at the table (games/registry.py): its key, fixed at creation
+    kind = models.CharField(_("game"), max_length=32, default=registry.DEFAULT, db_index=True)
+    # the table's options (RULES.md "Options"): Bahama Taxi's in its own columns, those of
+    # other games as JSON, validated by their registration (`GameKind.options_from_json`)
     players = models.PositiveSmallIntegerField(_("number of players"))
+    game_options = models.JSONField(_("game options"), default=dict, blank=True)
     shift_change = models.BooleanField(_("shift change"), default=False)
     pickup_before_movement = models.BooleanField(_("pickup before movement"), default=False)
     movement = models.CharField(_("movement"), max_length=10, choices=MOVEMENTS, default="normal")
@@ -158,16 +162,19 @@ class Game(models.Model):
         return _("Game %(id)s (%(status)s)") % {"id": self.pk, "status": status}
 
     @property
-    def options(self) -> Options:
-        return Options(
-            shift_change=self.shift_change,
-            pickup_before_movement=self.pickup_before_movement,
-            movement=self.movement,
-        )
+    def game_kind(self) -> registry.GameKind:
+        """The game played at this table (`registry.get(self.kind)`)."""
+        return registry.get(self.kind)
 
     @property
-    def setup(self) -> Setup:
-        return Setup(
+    def options(self):
+        """The table's options as its engine's `Options`."""
+        return self.game_kind.options_of(self)
+
+    @property
+    def setup(self):
+        """What fixes the game before its first action, as its engine's `Setup`."""
+        return self.game_kind.setup(
             options=self.options,
             players=self.players,
             seed=int(self.seed),

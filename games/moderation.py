@@ -8,16 +8,19 @@ any move, with the moderator as the entry's actor.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from datetime import datetime, timedelta
+from typing import Any
 
 from django.db import transaction
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from accounts.models import User
-from games import engine, errors, events, repository
+from games import errors, events, repository
 from games.models import ChatMessage, Game, ModerationAction, Report, Seat, Spectator
 from games.services import chat, entries
+from taxi_project.api_errors import Unprocessable
 
 Kind = ModerationAction.Kind
 MAX_REASON = 1000
@@ -41,16 +44,16 @@ def _audit(moderator, kind: str, reason: str, **targets) -> ModerationAction:
     return ModerationAction.objects.create(moderator=moderator, kind=kind, reason=reason, **targets)
 
 
-def _server_action(game_id: int, action: engine.Action, moderator) -> Game:
+def _server_action(game_id: int, action: Callable[[Any], Any], moderator) -> Game:
     """Inside a transaction: lock a running game and append a server action with the
-    moderator as its actor."""
+    moderator as its actor; `action`: the game's engine (games/registry.py) → the action."""
     try:
         loaded = repository.load(game_id, lock=True)
     except repository.GameNotFound:
         raise errors.GameNotFound() from None
     if loaded.game.status != Game.Status.PLAYING:
         raise errors.GameNotRunning()
-    entry = repository.NewEntry(action, actor=moderator)
+    entry = repository.NewEntry(action(loaded.game.game_kind.engine), actor=moderator)
     entries.entry_append(loaded, entry, expected_version=loaded.game.version)
     return loaded.game
 
@@ -62,7 +65,9 @@ def game_abort(*, moderator, game_id: int, reason: str) -> ModerationAction:
     """End a running game with no result (`game_aborted`, with the reason)."""
     reason = _reason(reason)
     with transaction.atomic():
-        game = _server_action(game_id, engine.Abort(reason[: engine.actions.MAX_REASON]), moderator)
+        game = _server_action(
+            game_id, lambda engine: engine.Abort(reason[: engine.actions.MAX_REASON]), moderator
+        )
         return _audit(moderator, Kind.GAME_ABORT, reason, game=game)
 
 
@@ -70,7 +75,7 @@ def seat_zombify(*, moderator, game_id: int, seat: int, reason: str) -> Moderati
     """Hand a seat to the autopilot (K3)."""
     reason = _reason(reason)
     with transaction.atomic():
-        game = _server_action(game_id, engine.Zombify(seat), moderator)
+        game = _server_action(game_id, lambda engine: engine.Zombify(seat), moderator)
         user = Seat.objects.filter(game=game, seat=seat).values_list("user", flat=True).first()
         return _audit(
             moderator, Kind.SEAT_ZOMBIFY, reason, game=game, user_id=user, details={"seat": seat}
@@ -78,14 +83,24 @@ def seat_zombify(*, moderator, game_id: int, seat: int, reason: str) -> Moderati
 
 
 def seat_restore(*, moderator, game_id: int, seat: int, reason: str) -> ModerationAction:
-    """Give a zombie seat back to its player (K3)."""
+    """Give a zombie seat back to its player (K3). Not in a game whose seats leave for good
+    (Digit Code: an elimination is final): 422 `illegal`."""
     reason = _reason(reason)
     with transaction.atomic():
-        game = _server_action(game_id, engine.Restore(seat), moderator)
+        game = _server_action(game_id, _restore(seat), moderator)
         user = Seat.objects.filter(game=game, seat=seat).values_list("user", flat=True).first()
         return _audit(
             moderator, Kind.SEAT_RESTORE, reason, game=game, user_id=user, details={"seat": seat}
         )
+
+
+def _restore(seat: int) -> Callable[[Any], Any]:
+    def action(engine):
+        if not hasattr(engine, "Restore"):
+            raise Unprocessable(_("In this game a seat that left does not come back."))
+        return engine.Restore(seat)
+
+    return action
 
 
 # ---------------------------------------------------------------------------------- users
@@ -105,7 +120,8 @@ def _seats_to_autopilot(user: User, moderator) -> list[int]:
     for game_id, seat in running.values_list("game_id", "seat"):
         loaded = repository.load(game_id, lock=True)
         if loaded.game.status == Game.Status.PLAYING and not loaded.state.zombies[seat]:
-            entry = repository.NewEntry(engine.Zombify(seat), actor=moderator)
+            zombify = loaded.game.game_kind.engine.Zombify(seat)
+            entry = repository.NewEntry(zombify, actor=moderator)
             entries.entry_append(loaded, entry, expected_version=loaded.game.version)
             handed.append(game_id)
     return handed

@@ -10,10 +10,9 @@ from rest_framework.views import APIView
 
 from games import player_stats
 from games.apis import PAGE, errors
-from games.engine.options import MAX_PLAYERS, MIN_PLAYERS, MOVEMENTS
 from games.models import BOT_LEVELS
 from games.schema import PublicUserSerializer
-from games.serializers import PageSerializer
+from games.serializers import MAX_PLAYERS, MIN_PLAYERS, MOVEMENTS, PageSerializer
 from taxi_project.pagination import paginate
 
 

@@ -9,8 +9,8 @@ from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET
 
 from games import player_stats
-from games.engine.options import MAX_PLAYERS, MIN_PLAYERS
 from games.rating_chart import rating_chart
+from games.serializers import MAX_PLAYERS, MIN_PLAYERS
 from games.web import player_page
 
 PAGE_SIZE = 50

@@ -97,20 +97,21 @@ def recipients(kind: str, user_ids: list[int]) -> QuerySet[User]:
 def your_turn_text(game: Game, news: list[dict]) -> dict:
     """The title, and what happened last (`news`: the notifications of the entry that began
     the turn) as the body; in the active language, as every text here."""
-    lines = [describe(note) for note in news]
+    lines = [describe(note, game=game.kind) for note in news]
     return {"title": _("Your turn in game %(game)s") % {"game": game.pk}, "body": "\n".join(lines)}
 
 
 def game_ended_text(game: Game, version: int) -> dict:
     ended = GameEntry.objects.filter(game=game, seq=version).first()
     notes = [n for n in (ended.notifications if ended else []) if n.get("type") == "game_ended"]
-    return {"title": _("The game is over."), "body": "\n".join(describe(n) for n in notes)}
+    body = "\n".join(describe(n, game=game.kind) for n in notes)
+    return {"title": _("The game is over."), "body": body}
 
 
 def chat_text(game: Game, message: dict) -> dict:
     values = {"author": message["author"]["display_name"], "game": game.pk}
     return {
-        "title": "Bahama Taxi",
+        "title": str(game.game_kind.name),
         "body": _("%(author)s at game %(game)s: %(text)s") % {**values, "text": message["text"]},
     }
 

@@ -46,13 +46,13 @@ one).
 from __future__ import annotations
 
 import datetime
+import importlib
 from collections.abc import Hashable, Iterable, Mapping
 from dataclasses import dataclass, field
 from itertools import combinations
+from typing import Any
 
 from openskill.models import PlackettLuce
-
-from games.engine import PLAYER_ACTIONS, Action, Setup, start
 
 #: Rated games a pair of accounts may play against each other per UTC day.
 PAIR_GAMES_PER_DAY = 3
@@ -119,11 +119,14 @@ class FinishedGame:
             raise ValueError("an account holds two seats")
 
 
-def own_turns(setup: Setup, actions: Iterable[Action]) -> tuple[int, ...]:
+def own_turns(setup: Any, actions: Iterable[Any]) -> tuple[int, ...]:
     """Rule 4's facts: for each seat, the turns its player ended with an action of their own
-    (a `turn`, or the `stop`, `pickup`, `decline` or `pass` after which the seat's turn
-    ended), replaying the game's actions from its setup. The autopilot's turns (a timeout, a
-    resigned or zombie seat) and the automatic pass of a blocked taxi are no one's."""
+    (in Bahama Taxi a `turn`, or the `stop`, `pickup`, `decline` or `pass` after which the
+    seat's turn ended; in Digit Code an `ask` or a `guess`), replaying the game's actions from
+    its setup by the engine the setup is of. The autopilot's turns (a timeout, a resigned or
+    zombie seat) and the automatic pass of a blocked taxi are no one's."""
+    engine = importlib.import_module(type(setup).__module__.rpartition(".")[0])
+    start, PLAYER_ACTIONS = engine.start, engine.PLAYER_ACTIONS  # noqa: N806 - the engine's
     game, _ = start(setup)
     found = [0] * setup.players
     apply, history = game.apply, game.history

@@ -30,11 +30,12 @@ import json
 from contextlib import nullcontext
 from dataclasses import dataclass
 from datetime import datetime
+from typing import Any
 
 from django.db import connections, router, transaction
 from django.utils import timezone
 
-from games import engine, log, state
+from games import log, state
 from games.models import Game, GameEntry, Seat
 
 
@@ -62,7 +63,7 @@ class Loaded:
 
     game: Game
     seats: list[SeatInfo]
-    state: engine.Game | None
+    state: Any  # the game's engine `Game` (games/registry.py); None while the table is open
 
     def seat_of(self, user_id: int) -> SeatInfo | None:
         return next((s for s in self.seats if s.user_id == user_id), None)
@@ -72,7 +73,7 @@ class Loaded:
 class NewEntry:
     """What a caller appends: an action, who took it, and the client's idempotency key."""
 
-    action: engine.Action
+    action: Any  # an action of the game's engine
     actor: object = None  # a User, or None for the server (clocks, deadlines)
     seat: int | None = None
     idempotency_key: str | None = None
@@ -129,7 +130,7 @@ def load(game_id: int, *, lock: bool = False) -> Loaded:
     return Loaded(game, seats, _state(game, caught_up=(after, actions)))
 
 
-def _state(game: Game, caught_up=None) -> engine.Game | None:
+def _state(game: Game, caught_up=None) -> Any:
     """The state at the row's version; None before the game starts (no setup, no log)."""
     if game.status in (Game.Status.OPEN, Game.Status.CANCELLED):
         return None
@@ -255,7 +256,7 @@ def prepare(loaded: Loaded, entry: NewEntry, *, expected_version: int) -> GameEn
         seq=seq,
         actor=entry.actor,
         seat=entry.seat,
-        action=engine.encode_action(entry.action),
+        action=game.game_kind.engine.encode_action(entry.action),
         notifications=notifications,
         idempotency_key=entry.idempotency_key,
         created_at=now,
@@ -277,7 +278,7 @@ def write(loaded: Loaded, row: GameEntry, *, expected_version: int) -> None:
     _remember_on_commit(game, row.seq, loaded.state)
 
 
-def _remember_on_commit(game: Game, seq: int, current: engine.Game) -> None:
+def _remember_on_commit(game: Game, seq: int, current: Any) -> None:
     # taken now: the state may be played on before the commit (a deadline, then a timeout)
     snapshot = current.clone()
     transaction.on_commit(lambda: state.remember(game, seq, snapshot))
@@ -311,7 +312,7 @@ def _write_orm(game: Game, row: GameEntry, expected: int) -> bool:
     return True
 
 
-def begin(game: Game, started: engine.Game, notifications: list[dict]) -> Loaded:
+def begin(game: Game, started: Any, notifications: list[dict]) -> Loaded:
     """The log's first entry (seq 0: the setup, no action) of a game its caller has locked
     and set up, and the row's summary; cached after commit like any entry. Returns the game
     as a write path holds it (for its caller to tell the players)."""
@@ -322,9 +323,7 @@ def begin(game: Game, started: engine.Game, notifications: list[dict]) -> Loaded
     return Loaded(game, _seats(game.pk), started)
 
 
-def summarise(
-    game: Game, current: engine.Game, *, version: int, now: datetime | None = None
-) -> None:
+def summarise(game: Game, current: Any, *, version: int, now: datetime | None = None) -> None:
     """The game row's summary of its log after `current`; a new turn restarts the clock.
     `now`: the time of the entry (the present if not given; bench/_history.py makes up a past)."""
     now = now or timezone.now()
@@ -333,7 +332,7 @@ def summarise(
     if current.turn != game.turn_number or game.turn_started_at is None:
         game.turn_number = current.turn
         game.turn_started_at = now
-    game.deadlines_reached = current.deadline
+    game.deadlines_reached = game.game_kind.deadlines_reached(current)
     if current.over:
         game.status = Game.Status.ABORTED if current.aborted else Game.Status.FINISHED
         game.finished_at = now

@@ -24,8 +24,12 @@ from drf_spectacular.utils import (
 )
 from rest_framework import serializers
 
-from games.engine import AREAS
-from games.engine.options import MOVEMENTS
+from games import registry
+
+#: Bahama Taxi's board and options (its engine, through its registration)
+_BAHAMA_TAXI = registry.get("bahama-taxi").engine
+AREAS = _BAHAMA_TAXI.AREAS
+MOVEMENTS = _BAHAMA_TAXI.options.MOVEMENTS
 
 # ---------------------------------------------------------------------------------- helpers
 

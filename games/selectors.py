@@ -7,20 +7,44 @@ clients only through `engine.player_view`.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 from django.db.models import Exists, F, OuterRef, Prefetch, Q, QuerySet
 from django.utils.translation import gettext as _
 
-from games import engine, log, state, wording
+from games import log, state, wording
 from games.errors import GameNotFound, LoginRequired
 from games.models import ChatMessage, Game, GameEntry, Seat
 
 
-def client_view(current: engine.Game, seat: int | None, public: dict | None = None) -> dict:
-    """The engine's player view as clients get it: the revealed 128-bit seed as a string
-    (JavaScript numbers and the channel layer's msgpack cannot hold it). `public`: the public
-    view, if the caller has it already (engine.player_view)."""
-    return seed_as_text(engine.player_view(current, seat, public=public))
+def client_view(game: Game, current: Any, seat: int | None, public: dict | None = None) -> dict:
+    """The engine's player view (of the game's own engine, games/registry.py) as clients get
+    it: the revealed 128-bit seed as a string (JavaScript numbers and the channel layer's
+    msgpack cannot hold it). `public`: the public view, if the caller has it already
+    (engine.player_view)."""
+    return seed_as_text(game.game_kind.engine.player_view(current, seat, public=public))
+
+
+def public_view(game: Game, current: Any) -> dict:
+    """The engine's public view as clients get it (`client_view`'s, without a seat)."""
+    return seed_as_text(game.game_kind.engine.public_view(current))
+
+
+def turn_offers(game: Game, current: Any) -> list[dict]:
+    """What the seat to move is offered on its turn (its `legal_actions` but `resign`, which
+    every seat's sockets add from the public view): the socket frames' `legal`."""
+    seat = current.current_player()
+    offers = game.game_kind.offered(current, seat) if seat is not None else []
+    return [offer for offer in offers if offer.get("type") != "resign"]
+
+
+def resign_offer(public: dict, seat: int | None) -> list[dict]:
+    """`resign` as every engine offers it, from a public view alone (the same in every
+    game: while the game runs, to a seat not already left): for those who build a seat's
+    `legal_actions` from the public view and the active seat's list."""
+    if seat is None or public["status"] != "playing" or public["seats"][seat]["zombie"]:
+        return []
+    return [{"type": "resign", "seat": seat}]
 
 
 def seed_as_text(view: dict) -> dict:
@@ -68,6 +92,7 @@ def game_summary(game: Game, *, user=None) -> dict:
         "id": game.pk,
         "status": game.status,
         "visibility": game.visibility,
+        "game": game.kind,
         "players": game.players,
         "options": game.options.to_json(),
         "clock": game.clock,
@@ -124,7 +149,7 @@ def game_detail(*, game: Game, user) -> dict:
     if game.status in (Game.Status.OPEN, Game.Status.CANCELLED):
         detail["view"] = None
     else:
-        detail["view"] = client_view(state.state_for(game), seat_of(game, user))
+        detail["view"] = client_view(game, state.state_for(game), seat_of(game, user))
     return detail
 
 
@@ -132,12 +157,12 @@ def legal_actions(*, game: Game, user) -> dict:
     seat = seat_of(game, user)
     actions: list[dict] = []
     if game.status == Game.Status.PLAYING and seat is not None:
-        actions = [engine.encode_action(a) for a in state.state_for(game).offered_actions(seat)]
+        actions = game.game_kind.offered(state.state_for(game), seat)
     return {"version": game.version, "seat": seat, "actions": actions}
 
 
 def entry_response(
-    game: Game, current: engine.Game, entry: GameEntry, seat: int | None, public: dict | None
+    game: Game, current: Any, entry: GameEntry, seat: int | None, public: dict | None
 ) -> dict:
     """What the actor of an entry is answered (stored, so a retry gets the same answer);
     `public`: the public view after it, if the caller has it already."""
@@ -145,7 +170,7 @@ def entry_response(
         "seq": entry.seq,
         "version": game.version,
         "notifications": entry.notifications,
-        "view": client_view(current, seat, public),
+        "view": client_view(game, current, seat, public),
         "clock_state": _json_safe(clock_of(game)),
     }
 
@@ -233,7 +258,8 @@ def seats_of_user_newest(*, user, status: str | None = None) -> QuerySet[Seat]:
 
 def tables_open(*, filters: dict) -> QuerySet[Game]:
     tables = Game.objects.filter(status=Game.Status.OPEN, visibility=Game.Visibility.PUBLIC)
-    tables = tables.filter(**{k: v for k, v in filters.items() if v is not None})
+    columns = {"game": "kind"}  # the API's name of the column
+    tables = tables.filter(**{columns.get(k, k): v for k, v in filters.items() if v is not None})
     return tables.order_by("-created_at").prefetch_related(_seats_with_users())
 
 
@@ -327,7 +353,7 @@ def entries_since(
     ]
     view = None
     if before is None and game.started_at is not None:
-        view = client_view(state.state_for(game), seat)
+        view = client_view(game, state.state_for(game), seat)
     return rows, view, log_version(game)
 
 

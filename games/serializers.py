@@ -7,7 +7,7 @@ import re
 from django.utils.translation import gettext_lazy as _
 from rest_framework import serializers
 
-from games.engine.options import MAX_PLAYERS, MIN_PLAYERS, MOVEMENTS
+from games import registry
 from games.models import BOT_LEVELS, Clock, Game
 from games.schema import (
     GameViewSerializer,
@@ -24,6 +24,13 @@ from taxi_project.pagination import MAX_COUNT
 from taxi_project.strict_fields import JsonTypes, QueryBooleanField
 
 MAX_INT = 2**31 - 1
+#: Bahama Taxi's options (its own columns; games/bahama_taxi/kind.py), and the player counts
+#: of every game (each table checks its own game's: `invalid_players`)
+BAHAMA_TAXI = registry.get("bahama-taxi")
+MOVEMENTS = BAHAMA_TAXI.engine.options.MOVEMENTS
+BAHAMA_TAXI_OPTIONS = BAHAMA_TAXI.option_columns
+MIN_PLAYERS = min(kind.min_players for kind in registry.all())
+MAX_PLAYERS = max(kind.max_players for kind in registry.all())
 
 
 class ErrorSerializer(serializers.Serializer):
@@ -42,10 +49,26 @@ class ErrorSerializer(serializers.Serializer):
 
 
 class TableCreateSerializer(JsonTypes, serializers.Serializer):
-    players = serializers.IntegerField(min_value=MIN_PLAYERS, max_value=MAX_PLAYERS)
-    shift_change = serializers.BooleanField(default=False)
-    pickup_before_movement = serializers.BooleanField(default=False)
-    movement = serializers.ChoiceField(choices=MOVEMENTS, default="normal")
+    game = serializers.ChoiceField(
+        choices=registry.keys(),
+        default=registry.DEFAULT,
+        help_text="The game played at the table (left out: Bahama Taxi).",
+    )
+    players = serializers.IntegerField(
+        min_value=MIN_PLAYERS,
+        max_value=MAX_PLAYERS,
+        help_text="Bahama Taxi: 2 to 8; Digit Code: 2 to 4 (`invalid_players` otherwise).",
+    )
+    shift_change = serializers.BooleanField(default=False, help_text="Bahama Taxi only")
+    pickup_before_movement = serializers.BooleanField(default=False, help_text="Bahama Taxi only")
+    movement = serializers.ChoiceField(
+        choices=MOVEMENTS, default="normal", help_text="Bahama Taxi only"
+    )
+    options = serializers.DictField(
+        required=False,
+        help_text="The game's table options as an object (Digit Code has none: `{}`); for "
+        "Bahama Taxi, instead of its three fields above.",
+    )
     visibility = serializers.ChoiceField(
         choices=Game.Visibility.choices, default=Game.Visibility.PUBLIC
     )
@@ -66,6 +89,26 @@ class TableCreateSerializer(JsonTypes, serializers.Serializer):
     def validate(self, attrs):
         if len(attrs.get("bots", ())) >= attrs["players"]:
             raise serializers.ValidationError({"bots": [_("Leave at least one place for you.")]})
+        kind = registry.get(attrs["game"])
+        levels = kind.bot_levels
+        if any(level not in levels for level in attrs.get("bots", ())):
+            raise serializers.ValidationError(
+                {"bots": [_("This game's computer opponents have no such level.")]}
+            )
+        given = [name for name in BAHAMA_TAXI_OPTIONS if name in self.initial_data]
+        if "options" in attrs:
+            if given:
+                raise serializers.ValidationError(
+                    {"options": [_("Give the options as one object, not also as fields.")]}
+                )
+            attrs["options"] = kind.options_from_json(attrs["options"])  # or invalid_options
+        elif kind.option_columns:
+            attrs["options"] = kind.options_from_json(
+                {name: attrs[name] for name in kind.option_columns}
+            )
+        else:
+            # the fields of another game's options (Bahama Taxi's) are refused as options
+            attrs["options"] = kind.options_from_json({name: attrs[name] for name in given})
         return attrs
 
 
@@ -74,6 +117,7 @@ class TableJoinSerializer(JsonTypes, serializers.Serializer):
 
 
 class TableFilterSerializer(serializers.Serializer):
+    game = serializers.ChoiceField(choices=registry.keys(), required=False)
     players = serializers.IntegerField(required=False, min_value=MIN_PLAYERS, max_value=MAX_PLAYERS)
     movement = serializers.ChoiceField(choices=MOVEMENTS, required=False)
     shift_change = QueryBooleanField(required=False)
@@ -195,6 +239,9 @@ class SeatSerializer(serializers.Serializer):
 
 class GameSummarySerializer(serializers.Serializer):
     id = serializers.IntegerField()
+    game = serializers.ChoiceField(
+        choices=registry.keys(), help_text="the game played at the table (games/registry.py)"
+    )
     status = serializers.ChoiceField(choices=Game.Status.choices)
     visibility = serializers.ChoiceField(choices=Game.Visibility.choices)
     players = serializers.IntegerField()

@@ -15,14 +15,15 @@ from __future__ import annotations
 
 import threading
 from collections import OrderedDict
+from typing import Any
 
-from games import engine, log
+from games import log
 from games.models import Game
 
 CACHE_SIZE = 5000
 
 _lock = threading.Lock()
-_cache: OrderedDict[int, tuple[str, int, engine.Game]] = OrderedDict()
+_cache: OrderedDict[int, tuple[str, int, Any]] = OrderedDict()  # an engine's Game
 
 
 def _actions(game: Game, after: int) -> list:
@@ -31,7 +32,7 @@ def _actions(game: Game, after: int) -> list:
     return log.actions(game, after=after)
 
 
-def _played(state: engine.Game, game: Game, actions: list) -> engine.Game:
+def _played(state: Any, game: Game, actions: list) -> Any:
     apply = state.apply
     for action in actions:
         apply(action)
@@ -42,9 +43,9 @@ def _played(state: engine.Game, game: Game, actions: list) -> engine.Game:
     return state
 
 
-def replay_from_log(game: Game) -> engine.Game:
+def replay_from_log(game: Game) -> Any:
     """The state after every entry of the game's log, from the database."""
-    return _played(engine.replay(game.setup, ()), game, _actions(game, 0))
+    return _played(_start(game), game, _actions(game, 0))
 
 
 def cached_version(game_id: int) -> int | None:
@@ -54,7 +55,12 @@ def cached_version(game_id: int) -> int | None:
     return None if cached is None else cached[1]
 
 
-def state_for(game: Game, *, caught_up: tuple[int, list] | None = None) -> engine.Game:
+def _start(game: Game) -> Any:
+    """The game right after its setup, by its own engine (games/registry.py)."""
+    return game.game_kind.engine.replay(game.setup, ())
+
+
+def state_for(game: Game, *, caught_up: tuple[int, list] | None = None) -> Any:
     """A private copy of the game's state at `game.version` (the caller may apply to it).
 
     `caught_up`: (version, the actions of the log's entries after it up to `game.version`),
@@ -70,7 +76,7 @@ def state_for(game: Game, *, caught_up: tuple[int, list] | None = None) -> engin
     if version == game.version:
         return known
     if caught_up is not None and caught_up[0] == (version or 0):
-        start = known if known is not None else engine.replay(game.setup, ())
+        start = known if known is not None else _start(game)
         state = _played(start, game, caught_up[1])
     elif version is not None and version < game.version:
         state = _played(known, game, _actions(game, version))
@@ -80,7 +86,7 @@ def state_for(game: Game, *, caught_up: tuple[int, list] | None = None) -> engin
     return state
 
 
-def remember(game: Game, version: int, state: engine.Game) -> None:
+def remember(game: Game, version: int, state: Any) -> None:
     """Keep `state` as the game's state at `version`, a committed one (the row's, or an append's
     once it committed); never over a newer state of the same game."""
     with _lock:

@@ -29,7 +29,7 @@ from django.views.decorators.csrf import ensure_csrf_cookie
 from django.views.decorators.http import require_GET, require_http_methods
 
 from accounts.authentication import access_refusal
-from games import engine, log, selectors
+from games import log, registry, selectors
 from games.admin_replay import (
     LICENSE_URL,
     NAV_KEYS,
@@ -39,10 +39,9 @@ from games.admin_replay import (
     replay_step,
 )
 from games.board_layout import client_layout
-from games.engine.board import AREA_INFO, ATTRIBUTION, EDGES, LICENSE
-from games.engine.options import MAX_PLAYERS, MIN_PLAYERS, MOVEMENTS
 from games.models import BOT_LEVELS, Clock, Game, GameEntry
 from games.replay_turns import fold, turn_navigation
+from games.serializers import MAX_PLAYERS, MIN_PLAYERS, MOVEMENTS
 from games.wording import (
     area_label,
     competition_ranks,
@@ -52,6 +51,12 @@ from games.wording import (
     seat_name,
 )
 from taxi_project.api_errors import ApiError
+
+#: Bahama Taxi's engine (through its registration): the board, the replay page's fares
+BAHAMA_TAXI = registry.get("bahama-taxi")
+engine = BAHAMA_TAXI.engine
+AREA_INFO, EDGES = engine.board.AREA_INFO, engine.board.EDGES
+ATTRIBUTION, LICENSE = engine.board.ATTRIBUTION, engine.board.LICENSE
 
 # ---------------------------------------------------------------------------------- helpers
 
@@ -279,6 +284,7 @@ def game_page(request, game_id: int):
     seated = any(seat.user_id == request.user.pk for seat in game.seats.all())
     data = {
         "id": game.pk,
+        "game": game.kind,
         "status": game.status,
         "players": game.players,
         "options": summary["options"],
@@ -317,10 +323,11 @@ def game_page(request, game_id: int):
         "title": _("Game %(id)s") % {"id": game.pk},
         "game": summary,
         "game_data": data,
-        "board": board_data(),
+        "board": board_data() if game.kind == BAHAMA_TAXI.key else None,
         "invite_code": summary.get("invite_code"),
     }
-    return TemplateResponse(request, "web/game.html", context)
+    # each game its own page (games/registry.py: `GameKind.template`)
+    return TemplateResponse(request, game.game_kind.template, context)
 
 
 # ---------------------------------------------------------------------------------- rules
@@ -379,6 +386,8 @@ def _replay(request, game_id: int):
     game = _visible_game(request, game_id)
     if not game.over:
         raise Http404(_("The replay opens when the game is over."))
+    if game.kind != BAHAMA_TAXI.key:  # this page draws Bahama Taxi's board
+        raise Http404(_("This game has no replay page."))
     last = log.last_seq(game)
     seq = _requested_seq(request.GET.get("seq"), last)
     try:

@@ -18,6 +18,8 @@ from typing import TYPE_CHECKING
 from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 
+from games import registry
+
 if TYPE_CHECKING:
     from games.models import Seat
 
@@ -260,12 +262,17 @@ def player_namer(names: Mapping[int, str] | None) -> Callable[[object], str]:
     return who
 
 
-def describe(notification: dict, names: Mapping[int, str] | None = None) -> str:
+def describe(
+    notification: dict, names: Mapping[int, str] | None = None, game: str | None = None
+) -> str:
     """One English sentence (or its translation) for a notification, naming players by
-    `names` (seat → display name) where given. A type this module does not know yet, or a
-    notification missing a field, is shown as its JSON rather than raising: a moderator must
-    always be able to read the log."""
-    sentence = SENTENCES.get(notification.get("type")) if isinstance(notification, dict) else None
+    `names` (seat → display name) where given; `game`: the key of the game whose log it is
+    (games/registry.py: its own sentences over these; None: Bahama Taxi's). A type this
+    module does not know yet, or a notification missing a field, is shown as its JSON rather
+    than raising: a moderator must always be able to read the log."""
+    sentences = registry.get(game).sentences if game is not None else {}
+    kind = notification.get("type") if isinstance(notification, dict) else None
+    sentence = sentences.get(kind) or SENTENCES.get(kind)
     if sentence is not None:
         try:
             return sentence(notification, player_namer(names))

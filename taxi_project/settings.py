@@ -305,7 +305,7 @@ SPECTACULAR_SETTINGS = {
     "SCHEMA_PATH_PREFIX": r"/api/v[0-9]+",
     # names a generated client can use (games/schema.py)
     "ENUM_NAME_OVERRIDES": {
-        "Area": "games.engine.AREAS",
+        "Area": "games.schema.AREAS",
         "BotLevel": "games.models.BOT_LEVELS",
         "ErrorCode": "taxi_project.error_codes.codes",
         "GameStatus": "games.models.Game.Status",

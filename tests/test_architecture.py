@@ -69,8 +69,14 @@ def imports_in(
 
 
 def import_graph(*, typing: bool = True) -> dict[str, set[str]]:
+    """Every module's imports; the registry's include the registrations it imports by name
+    (games/registry.py: `REGISTERED`)."""
+    from games import registry
+
     modules = _modules()
-    return {name: _imports(path, modules, typing=typing) for name, path in modules.items()}
+    graph = {name: _imports(path, modules, typing=typing) for name, path in modules.items()}
+    graph["games.registry"] |= set(registry.REGISTERED)
+    return graph
 
 
 def test_no_import_cycle_anywhere_in_the_project():
@@ -140,7 +146,9 @@ LAYER_OF = {
     ),
     "storage": (
         "games.repository", "games.log", "games.archive", "games.models", "games.state",
-        "games.db_guards",
+        "games.db_guards", "games.registry", "games.game_kind", "games.bahama_taxi",
+        "games.bahama_taxi.kind",
+        "games.digit_code.kind",
         "accounts.models", "accounts.names",
         "taxi_project.dbpool",
     ),
@@ -244,6 +252,45 @@ def test_imports_are_found_inside_functions_and_relative_ones_resolved():
     typed = "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from .game import Game\n"
     assert imports_in(typed, "games.engine.autopilot", modules) == {"games.engine.game"}
     assert imports_in(typed, "games.engine.autopilot", modules, typing=False) == set()
+
+
+#: The game packages: each game's engine and registration (games/registry.py).
+GAME_PACKAGES = ("games.engine", "games.digit_code", "games.bahama_taxi")
+
+
+def _in_game_package(name: str) -> str | None:
+    return next((p for p in GAME_PACKAGES if name == p or name.startswith(f"{p}.")), None)
+
+
+def test_platform_modules_import_no_game_package_only_the_registry():
+    """The platform reaches a game's engine only through `registry.get(game.kind)`: no module
+    outside the game packages imports one of them, but games/registry.py (which imports each
+    registration named in `REGISTERED`). A game package may import another's shared parts
+    (Digit Code's engine uses Bahama Taxi's seeded generator) and the registry's `GameKind`."""
+    graph = import_graph()
+    found = sorted(
+        f"{name} imports {imported}"
+        for name, imports in graph.items()
+        if name != "games.registry" and _in_game_package(name) is None
+        for imported in imports
+        if _in_game_package(imported) is not None
+    )
+    assert found == []
+
+
+def test_the_game_package_check_finds_a_direct_import():
+    modules = {name: None for name in ("games.selectors", "games.engine", "games.engine.views")}
+    imports = imports_in("from games.engine.views import player_view", "games.selectors", modules)
+    assert {_in_game_package(name) for name in imports} == {"games.engine"}
+
+
+def test_every_registered_game_is_a_game_package_with_its_kind():
+    from games import registry
+
+    assert registry.REGISTERED[0].startswith("games.bahama_taxi")
+    for module, kind in zip(registry.REGISTERED, registry.all(), strict=True):
+        assert _in_game_package(module) is not None
+        assert registry.get(kind.key) is kind
 
 
 def test_every_append_goes_through_the_write_path():

@@ -25,9 +25,7 @@ from django.core.cache import cache
 from django.db.models import F, OuterRef, Subquery
 from django.utils import timezone
 
-from games import engine, repository
-from games.engine.bots import LEVELS, choose
-from games.engine.options import MAX_PLAYERS
+from games import registry, repository
 from games.errors import StaleVersion
 from games.models import Game, GameEntry
 from games.services import moves
@@ -35,8 +33,10 @@ from taxi_project.api_errors import ApiError
 
 log = logging.getLogger(__name__)
 
-#: Seats a table may give bots: all but its creator's.
-MAX_BOTS = MAX_PLAYERS - 1
+#: Seats a table may give bots: all but its creator's (at the largest table of any game).
+MAX_BOTS = max(kind.max_players for kind in registry.all()) - 1
+#: Every game's bot levels (a table checks its own game's: games/services/tables.py).
+LEVELS = tuple(dict.fromkeys(level for kind in registry.all() for level in kind.bot_levels))
 #: Atomic actions one task may play in a row (a turn needs a handful; this only bounds a bug).
 MAX_ACTIONS_PER_TASK = 50
 #: Seconds a lost turn, once queued again, is not queued again for the same version.
@@ -58,10 +58,11 @@ def bot_accounts(count: int) -> list:
     return users
 
 
-def bot_seed(game_id: int, version: int, seat: int) -> int:
+def bot_seed(game_id: int, version: int, seat: int, prefix: str = "bahama-taxi-bot") -> int:
     """The bot's own seed for this decision: from public facts only, so a decision replays
-    (and a retried task makes the same move, which its idempotency key then recognises)."""
-    digest = hashlib.sha256(f"bahama-taxi-bot:{game_id}:{version}:{seat}".encode()).digest()
+    (and a retried task makes the same move, which its idempotency key then recognises);
+    `prefix`: the game's (`GameKind.bot_seed_prefix`)."""
+    digest = hashlib.sha256(f"{prefix}:{game_id}:{version}:{seat}".encode()).digest()
     return int.from_bytes(digest[:8], "big")
 
 
@@ -90,19 +91,21 @@ def bot_turn_play(*, game_id: int, version: int, seat: int) -> int:
             if game.version < version or _moved_by_others(game_id, since=version, seat=seat):
                 return played
             version = game.version
-        view = engine.player_view(loaded.state, seat)
-        action = choose(view, seed=bot_seed(game_id, version, seat), level=mine.bot)
+        kind = game.game_kind
+        view = kind.engine.player_view(loaded.state, seat)
+        seed = bot_seed(game_id, version, seat, kind.bot_seed_prefix)
+        action = kind.choose(view, seed, mine.bot)
         try:
             result = moves.move_submit(
                 game_id=game_id,
                 user=get_user_model()(pk=mine.user_id),
-                action=engine.encode_action(action),
+                action=kind.engine.encode_action(action),
                 version=version,
                 idempotency_key=f"bot-{version}-{seat}",
             )
         except StaleVersion:  # a clock or a moderator came first: their entry decides
             return played
-        except (ApiError, engine.EngineError):  # a bot's refused move is a bug: log, stop
+        except (ApiError, *registry.engine_errors()):  # a bot's refused move is a bug: stop
             log.exception("bot at seat %s of game %s refused at version %s", seat, game_id, version)
             return played
         played += 1

@@ -10,7 +10,7 @@ from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
-from games import engine, events, repository
+from games import events, repository
 from games.errors import GameNotFound
 from games.models import Game, GameEntry
 from games.services import bot_workers, entries
@@ -84,7 +84,8 @@ def fire_due(loaded: repository.Loaded) -> list[GameEntry]:
         for number, when in ((1, game.deadline1_at), (2, game.deadline2_at))
         if when is not None and when <= now and game.deadlines_reached < number
     ]
-    if reached and loaded.state.deadline < max(reached):
+    engine = game.game_kind.engine
+    if reached and loaded.state.deadline < max(reached):  # only a game with D4 has them
         action = engine.Deadline(max(reached))  # the 2nd reaches the 1st too (D4)
         appended.append(_server_append(loaded, action))
     turn_deadline = game.turn_deadline_at
@@ -128,7 +129,7 @@ def _bot_plays_on(loaded: repository.Loaded, turn_deadline, now) -> bool:
     )
 
 
-def _server_append(loaded: repository.Loaded, action: engine.Action) -> GameEntry:
+def _server_append(loaded: repository.Loaded, action) -> GameEntry:
     return entries.entry_append(
         loaded, repository.NewEntry(action), expected_version=loaded.game.version
     )

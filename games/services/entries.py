@@ -24,10 +24,11 @@ one statement); this decides what goes with it:
 from __future__ import annotations
 
 from contextlib import nullcontext
+from typing import Any
 
 from django.db import router, transaction
 
-from games import engine, events, push, repository, selectors
+from games import events, push, repository, selectors
 from games.models import Game, GameEntry
 from games.services import ratings
 
@@ -43,7 +44,7 @@ def entry_append(
     entry; the caller's transaction still usable)."""
     row = repository.prepare(loaded, entry, expected_version=expected_version)
     game, current = loaded.game, loaded.state
-    public = selectors.seed_as_text(engine.public_view(current))  # the answer and the push
+    public = selectors.public_view(game, current)  # the answer and the push
     row.response = selectors.entry_response(game, current, row, entry.seat, public)
     ending = current.over and not current.aborted
     with transaction.atomic(using=router.db_for_write(GameEntry)) if ending else nullcontext():
@@ -54,7 +55,7 @@ def entry_append(
     return row
 
 
-def game_begin(game: Game, started: engine.Game, notifications: list[dict]) -> None:
+def game_begin(game: Game, started: Any, notifications: list[dict]) -> None:
     """Log seq 0 of a game its caller has locked and set up, and tell the players once
     committed (the first seat's turn began)."""
     loaded = repository.begin(game, started, notifications)
@@ -81,10 +82,9 @@ def _tell_on_commit(
         seq=seq,
         notifications=notifications,
         current=current,
+        legal=selectors.turn_offers(game, current),
         clock=selectors.clock_of(game),
-        public=public
-        if public is not None
-        else selectors.seed_as_text(engine.public_view(current)),
+        public=public if public is not None else selectors.public_view(game, current),
     )
     active = message["active_seat"]
     starts = {"type": "turn_started", "seat": active}

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 from django.db import IntegrityError
 
-from games import engine, repository
+from games import registry, repository
 from games.errors import (
     GameNotFound,
     GameNotStarted,
@@ -58,13 +58,16 @@ def move_submit(
         if version != game.version:
             raise StaleVersion.at(game.version, version)
         entry = repository.NewEntry(
-            _player_action(action, seat), actor=user, seat=seat, idempotency_key=idempotency_key
+            _player_action(game.game_kind, action, seat),
+            actor=user,
+            seat=seat,
+            idempotency_key=idempotency_key,
         )
         try:
             written = entries.entry_append(loaded, entry, expected_version=version)
         except repository.VersionConflict:  # another append committed since the read
             raise StaleVersion.at(repository.version_now(game_id), version) from None
-    except (ApiError, engine.EngineError):
+    except (ApiError, *registry.engine_errors()):
         earlier = _earlier(game_id, user, idempotency_key, action, seat)
         if earlier is not None:
             return earlier
@@ -91,8 +94,10 @@ def _with_seat(action: dict, seat: int) -> dict:
     return {**action, "seat": seat} if isinstance(action, dict) and "seat" not in action else action
 
 
-def _player_action(action: dict, seat: int) -> engine.Action:
-    """The client's action, on behalf of its own seat: the seat may be left out."""
+def _player_action(game: registry.GameKind, action: dict, seat: int):
+    """The client's action (an action of `game`'s engine), on behalf of its own seat: the
+    seat may be left out."""
+    engine = game.engine
     kind = action.get("type") if isinstance(action, dict) else None
     if kind in engine.SERVER_ACTIONS - engine.CLIENT_ACTIONS:
         raise ServerActionRefused()

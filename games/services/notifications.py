@@ -47,9 +47,9 @@ def turn_email_send(*, user_id: int, game_id: int, version: int) -> bool:
     deadline = game.turn_deadline_at
     # In the reader's language: their profile's, else the site's (an e-mail has no browser).
     with translation.override(user_language(user) or settings.LANGUAGE_CODE):
-        values = {"user": user, "game": game.pk}
+        values = {"user": user, "game": game.pk, "name": game.game_kind.name}
         lines = [
-            _("Hello %(user)s, game %(game)s of Bahama Taxi waits on your move.") % values,
+            _("Hello %(user)s, game %(game)s of %(name)s waits on your move.") % values,
             _("Play: %(url)s") % {"url": f"{settings.SITE_URL}/games/{game.pk}"},
         ]
         if deadline is not None:
@@ -58,7 +58,7 @@ def turn_email_send(*, user_id: int, game_id: int, version: int) -> bool:
             )
         if news:
             lines += ["", _("What happened last:")]
-            lines += [f"- {describe(note)}" for note in news]
+            lines += [f"- {describe(note, game=game.kind)}" for note in news]
         subject = _("Your turn in game %(game)s") % values
     if not notice_first(game=game, user_id=user.pk, channel="email"):
         return False

@@ -23,12 +23,13 @@ import datetime
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from itertools import combinations
+from typing import Any
 
 from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.db.models import Prefetch, Q
 
-from games import engine, state
+from games import state
 from games.models import Game, PlayerRating, RatingChange, Seat
 from games.ratings import (
     FinishedGame,
@@ -52,7 +53,7 @@ def rating_policy() -> Policy:
 
 
 def finished_game(
-    *, game: Game, players: tuple, final: engine.Game, joined: Mapping[int, datetime.datetime]
+    *, game: Game, players: tuple, final: Any, joined: Mapping[int, datetime.datetime]
 ) -> FinishedGame:
     """The rating's facts of a game that ended: `players[seat]` its user id, None for a bot;
     `joined`: when each of those accounts was made."""
@@ -68,7 +69,7 @@ def finished_game(
     )
 
 
-def game_ended(*, game: Game, seats: Iterable, final: engine.Game) -> list[RatingChange]:
+def game_ended(*, game: Game, seats: Iterable, final: Any) -> list[RatingChange]:
     """Inside the transaction of the entry that ended `game`: move its players' ratings.
     `seats`: the game's SeatInfo (seat, user_id, bot)."""
     players = [None] * game.players

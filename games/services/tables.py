@@ -15,10 +15,11 @@ from django.db import transaction
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
-from games import engine, events, selectors
+from games import events, registry, selectors
 from games.errors import (
     AlreadySeated,
     GameNotFound,
+    InvalidBotLevel,
     InvalidDeadlines,
     NotCreator,
     NotSeated,
@@ -57,7 +58,8 @@ def table_create(
     *,
     user,
     players: int,
-    options: engine.Options,
+    options=None,
+    game: str = registry.DEFAULT,
     visibility: str = Game.Visibility.PUBLIC,
     clock: str = Clock.NONE,
     deadline1_at: datetime | None = None,
@@ -65,14 +67,24 @@ def table_create(
     bots: list[str] | tuple[str, ...] = (),
     rated: bool = True,
 ) -> Game:
-    """Open a table; its creator takes the first place at it, and computer opponents of the
-    levels in `bots` the next ones (a table with a bot is never rated); the game starts at once
-    when that fills the table."""
-    engine.options.check_players(options, players)
+    """Open a table of `game` (a key of games/registry.py) with that game's `options` (its
+    engine's `Options`; None: the defaults); its creator takes the first place at it, and
+    computer opponents of the levels in `bots` the next ones (a table with a bot is never
+    rated); the game starts at once when that fills the table."""
+    kind = registry.get(game)
+    engine = kind.engine
+    if options is None:
+        options = kind.default_options()
+    kind.check_players(options, players)
     if len(bots) > players - 1:
         raise engine.InvalidSetup(
             engine.Code.INVALID_PLAYERS, f"a table of {players} has no place for {len(bots)} bots"
         )
+    unknown = [level for level in bots if level not in kind.bot_levels]
+    if unknown:
+        raise InvalidBotLevel()
+    if (deadline1_at or deadline2_at) and not kind.wall_clock_deadlines:
+        raise InvalidDeadlines(_("This game has no wall-clock deadlines."))
     now = timezone.now()
     for name, when in (("deadline1_at", deadline1_at), ("deadline2_at", deadline2_at)):
         if when is not None and when <= now:
@@ -81,12 +93,13 @@ def table_create(
         raise InvalidDeadlines()
     with transaction.atomic():
         _table_limits(user, opening=1 + len(bots) < players)  # else it starts at once
+        columns = {name: getattr(options, name) for name in kind.option_columns}
         game = Game.objects.create(
             created_by=user,
+            kind=kind.key,
             players=players,
-            shift_change=options.shift_change,
-            pickup_before_movement=options.pickup_before_movement,
-            movement=options.movement,
+            **columns,
+            game_options={} if kind.option_columns else options.to_json(),
             visibility=visibility,
             invite_code=secrets.token_urlsafe(12) if visibility == Game.Visibility.INVITE else "",
             clock=clock,
@@ -175,15 +188,16 @@ def table_cancel(*, game_id: int, user) -> Game:
 def _game_start(game: Game) -> None:
     """Seed (S2, 128 secret bits), set up through the engine, assign seats (S3), log seq 0."""
     seed = secrets.randbits(128)
-    setup = engine.Setup(options=game.options, players=game.players, seed=seed)
-    started, notifications = engine.start(setup)
+    kind = game.game_kind
+    setup = kind.setup(options=game.options, players=game.players, seed=seed)
+    started, notifications = kind.engine.start(setup)
     by_join_order = {seat.join_order: seat for seat in game.seats.all()}
     for seat_number, join_order in enumerate(started.seat_players):
         Seat.objects.filter(pk=by_join_order[join_order].pk).update(seat=seat_number)
     game.status = Game.Status.PLAYING
     game.rules_version = setup.rules_version
     game.seed = str(seed)
-    game.seed_commitment = engine.seed_commitment(seed)
+    game.seed_commitment = kind.engine.seed_commitment(seed)
     game.started_at = timezone.now()
     entries.game_begin(game, started, notifications)
 

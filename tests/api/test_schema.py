@@ -12,7 +12,7 @@ import pytest
 from jsonschema import Draft7Validator
 from openapi_spec_validator import validate
 
-from games import engine
+from games import engine, registry
 from games.engine import Options, Setup, autopilot_action, start
 from games.engine.game import PICKUP
 from taxi_project import error_codes
@@ -188,7 +188,8 @@ def test_every_error_of_the_move_endpoint_is_listed_with_its_status(schema):
     vocabulary = error_codes.vocabulary()
     for status, codes in listed.items():
         assert all(vocabulary[code][0] == status for code in codes), status
-    illegal = {str(code) for code in engine.Code} - {
+    every_engines = {str(code) for kind in registry.all() for code in kind.engine.Code}
+    illegal = every_engines - {
         "malformed_action", "invalid_options", "invalid_players",
         "pickup_before_movement_required", "unsupported_rules_version",
     }  # fmt: skip

@@ -8,6 +8,7 @@ import pytest
 from django.conf import settings as django_settings
 
 from games import engine, repository, state
+from games.bahama_taxi import kind as taxi_kind
 from games.models import Game, GameEntry, PlayerRating, RatingChange
 from games.services import bots
 from taxi_project import celery_app
@@ -113,13 +114,13 @@ def test_H1_the_bot_decides_from_its_seat_s_player_view_only(make_player, monkey
     """The task receives (game, version, seat); the decision function receives the seat's
     player view, which holds neither the pile order nor the seed."""
     seen = []
-    real_choose = bots.choose
+    real_choose = taxi_kind.choose  # what Bahama Taxi's registration decides with
 
     def recording_choose(view, seed, level, budget=None):
         seen.append((view, seed, level))
         return real_choose(view, seed, level, budget)
 
-    monkeypatch.setattr(bots, "choose", recording_choose)
+    monkeypatch.setattr(taxi_kind, "choose", recording_choose)
     game_id, version, seat = _waiting_on_a_bot(make_player(), ["strong"])
     expected = engine.player_view(state.state_for(Game.objects.get(pk=game_id)), seat)
     assert bots.bot_turn_play(game_id=game_id, version=version, seat=seat) >= 1
@@ -145,8 +146,8 @@ def test_a_bot_s_move_is_the_same_for_the_same_game_version_and_seat(make_player
     loaded = repository.load(game_id)
     view = engine.player_view(loaded.state, seat)
     seed = bots.bot_seed(game_id, version, seat)
-    assert bots.choose(view, seed=seed, level="strong") == bots.choose(
-        view, seed=seed, level="strong"
+    assert taxi_kind.KIND.choose(view, seed, "strong") == taxi_kind.KIND.choose(
+        view, seed, "strong"
     )
     assert bots.bot_seed(game_id, version, seat) != bots.bot_seed(game_id, version + 1, seat)
 

@@ -22,15 +22,16 @@ keeps this page, the schema and the code in step, and checks that every message 
 into the five languages.
 
 Where they live: `taxi_project/api_errors.py` (the platform's, and the one exception handler),
-`accounts/errors.py`, `games/errors.py` (with the engine's codes, `games/engine/errors.py`,
-translated), each a `StrEnum` of codes beside the exception classes that carry them.
+`accounts/errors.py`, `games/errors.py` (with the engines' codes, `games/engine/errors.py` and
+`games/digit_code/engine/errors.py`, translated by each game's registration), each a `StrEnum`
+of codes beside the exception classes that carry them.
 WebSocket close codes are in [websocket.md](websocket.md). This page is made by
 `python manage.py error_codes > docs/errors.md`.
 """
 
 
 def page() -> str:
-    engine = {str(code) for code in games_errors.ENGINE_MESSAGES}
+    engine = set(games_errors.engine_codes())
     games = games_errors.vocabulary()
     groups = [
         ("Platform (any endpoint; DRF's own codes in DRF's words)", api_errors.vocabulary()),
@@ -40,8 +41,8 @@ def page() -> str:
             {code: found for code, found in games.items() if code not in engine},
         ),
         (
-            "The rules engine (422: illegal now, with the RULES.md `clause`; 400: malformed "
-            "action or set-up)",
+            "The rules engines (422: illegal now, with the rules' `clause`, RULES.md or "
+            "RULES-digit-code.md; 400: malformed action or set-up)",
             {code: found for code, found in games.items() if code in engine},
         ),
     ]

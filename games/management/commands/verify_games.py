@@ -26,7 +26,7 @@ from collections.abc import Iterator
 from django.core.management.base import BaseCommand, CommandError
 from django.db import connection, transaction
 
-from games import archive, engine, log
+from games import archive, log, registry
 from games.models import Game
 
 STARTED = (Game.Status.PLAYING, Game.Status.FINISHED, Game.Status.ABORTED)
@@ -36,9 +36,11 @@ def game_problems(game: Game) -> list[str]:
     """What is wrong with this game, as sentences; empty when its log and row agree."""
     problems: list[str] = []
     try:
+        kind = game.game_kind
+        engine = kind.engine
         setup = game.setup
         current, first = engine.start(setup)
-    except (ValueError, engine.EngineError) as error:
+    except (ValueError, registry.UnknownGame, *registry.engine_errors()) as error:
         return [f"its setup does not start a game: {error}"]
     if not engine.seed_matches(game.seed_commitment, setup.seed):
         problems.append("the seed does not match its commitment")
@@ -68,7 +70,7 @@ def game_problems(game: Game) -> list[str]:
     return problems
 
 
-def _summary_differences(game: Game, current: engine.Game, *, version: int) -> Iterator[str]:
+def _summary_differences(game: Game, current, *, version: int) -> Iterator[str]:
     if current.over:
         status = Game.Status.ABORTED if current.aborted else Game.Status.FINISHED
     else:
@@ -78,7 +80,7 @@ def _summary_differences(game: Game, current: engine.Game, *, version: int) -> I
         "status": status,
         "active_seat": current.current_player(),
         "turn_number": current.turn,
-        "deadlines_reached": current.deadline,
+        "deadlines_reached": game.game_kind.deadlines_reached(current),
         "result": current.result.to_json() if current.result is not None else None,
     }
     for field, value in expected.items():
