@@ -633,10 +633,19 @@ function clearErrors() {
 guessInputs.forEach((input, index) => {
   input.addEventListener("input", () => {
     const digits = input.value.replace(/[^0-9]/g, "");
-    input.value = digits.slice(-1);
+    if (digits.length > 1) {
+      // a whole code typed or pasted into one box: spread it over this box and the next ones
+      [...digits].slice(0, guessInputs.length - index).forEach((digit, offset) => {
+        guessInputs[index + offset].value = digit;
+      });
+      guessInputs[Math.min(index + digits.length, guessInputs.length) - 1].focus();
+      return;
+    }
+    input.value = digits;
     input.removeAttribute("aria-invalid");
     if (input.value && index < guessInputs.length - 1) guessInputs[index + 1].focus();
   });
+  input.addEventListener("focus", () => input.select()); // a digit typed replaces the one there
   input.addEventListener("keydown", (event) => {
     if (event.key === "Backspace" && !input.value && index > 0) {
       guessInputs[index - 1].focus();
