@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import random
 import re
+import time
 import uuid
 from concurrent.futures import ThreadPoolExecutor
 
@@ -18,7 +19,7 @@ import pytest
 from games.digit_code.engine import Options, breaks_rule, kth_code, new_game
 from games.digit_code.engine.codes import CODE_COUNT, LIT
 from games.models import Game, GameEntry
-from tests.browser.conftest import DESKTOP, PHONE, log_in, needs_chromium, watched_page
+from tests.browser.conftest import DESKTOP, PHONE, WAIT_MS, log_in, needs_chromium, watched_page
 from tests.players import Player, seat_players, start_game
 
 pytestmark = needs_chromium
@@ -70,6 +71,15 @@ def open_game(chromium, table, seat, problems, viewport=DESKTOP, locale=None):
 
 def version(table) -> int:
     return game_row(table).version
+
+
+def moved_past(table, before: int) -> int:
+    """The game's version once a move made against `before` is in the log."""
+    deadline = time.monotonic() + WAIT_MS / 1000
+    while (now := version(table)) <= before:
+        assert time.monotonic() < deadline, f"no move past version {before}"
+        time.sleep(0.05)
+    return now
 
 
 def caught_up(page, seq: int) -> None:
@@ -200,8 +210,9 @@ def test_a_whole_game_in_two_browsers(table, chromium):
             "the picker offers a question already asked (Q5)"
         )
         assert len(offered) == len(set(offered)) == 64 - turn
+        before = version(table)
         ask(page, question)
-        seq = version(table)
+        seq = moved_past(table, before)
         page.wait_for_function(
             f"() => Number(document.getElementById('game').dataset.seq) >= {seq}"
         )
@@ -228,8 +239,9 @@ def test_a_whole_game_in_two_browsers(table, chromium):
     for attempt in range(2):
         wrong = wrong_code(code, rng, guessed)
         guessed.add("".join(map(str, wrong)))
+        before = version(table)
         guess(pages[loser], wrong)
-        seq = version(table)
+        seq = moved_past(table, before)
         for page in pages.values():
             caught_up(page, seq)
         assert (
@@ -239,8 +251,9 @@ def test_a_whole_game_in_two_browsers(table, chromium):
         )
         if attempt == 0:
             pages[winner].wait_for_selector("#ask-button:not([disabled])")
+            before = version(table)
             ask(pages[winner], {"kind": "parity", "position": 1})
-            caught_up(pages[loser], version(table))
+            caught_up(pages[loser], moved_past(table, before))
     pages[loser].wait_for_selector(f"#seats tr[data-seat='{loser}'].eliminated")
     assert game_row(table).status == "playing"  # G4: no win by default
 
@@ -279,7 +292,8 @@ def test_a_whole_game_in_two_browsers(table, chromium):
 
 def test_notes_are_private_and_survive_a_reload(table, chromium):
     """C2: a player's notes are saved as they are made, come back after a reload, and appear
-    neither on the other player's page nor in what the API gives the other player."""
+    neither on the other player's page nor in what the API gives the other player (the
+    game, its log). Saved where the page is told to (`urls.notes`), else in the browser."""
     problems: list[str] = []
     mine = open_game(chromium, table, 0, problems)
     other = open_game(chromium, table, 1, problems)
@@ -306,8 +320,8 @@ def test_notes_are_private_and_survive_a_reload(table, chromium):
     seen = other.evaluate(
         """async (id) => {
             const game = await (await fetch(`/api/v1/games/${id}`)).text();
-            const notes = await (await fetch(`/api/v1/games/${id}/notes`)).text();
-            return [game, notes];
+            const log = await (await fetch(`/api/v1/games/${id}/log`)).text();
+            return [game, log, JSON.stringify(localStorage)];
         }""",
         table["game"],
     )

@@ -44,9 +44,12 @@ const api_url = data.urls.api || `/api/v1/games/${data.id}`;
 const urls = {
   socket: data.urls.socket || `/ws/games/${data.id}/`,
   api: api_url,
-  moves: data.urls.moves || `${api_url}/moves`,
-  notes: data.urls.notes || `${api_url}/notes`,
+  moves: data.urls.moves || `${api_url}/actions`,
+  // The server's notes endpoint, when the page is told of one; else the notes stay in this
+  // browser (localStorage, per game and account): still private, not on other devices.
+  notes: data.urls.notes || null,
 };
+const NOTES_KEY = `digit-code:notes:${data.id}:${data.user.id}`;
 
 const state = {
   view: null,
@@ -388,6 +391,7 @@ function renderNotes() {
   });
   if (section.hidden) return;
   buildNotes();
+  $("notes-where").hidden = Boolean(urls.notes);
   const position = state.selected;
   $("notes-heading").textContent = format(gettext("Your notes: position %(position)s"), { position });
   $("digits-legend").textContent = format(gettext("Digits you ruled out at position %(position)s"), { position });
@@ -487,11 +491,12 @@ async function saveNotes() {
   saving.inFlight = true;
   $("notes-status").textContent = gettext("Saving your notes…");
   try {
-    await api(urls.notes, { method: "PUT", body: notesBody() });
+    if (urls.notes) await api(urls.notes, { method: "PUT", body: notesBody() });
+    else localStorage.setItem(NOTES_KEY, JSON.stringify(notesBody()));
     $("notes-status").textContent = saving.again ? gettext("Saving your notes…") : gettext("Notes saved.");
     $("notes").dataset.saved = saving.again ? "false" : "true";
   } catch (failure) {
-    $("notes-status").textContent = format(gettext("Your notes could not be saved: %(message)s"), { message: failure.message });
+    $("notes-status").textContent = format(gettext("Your notes could not be saved: %(message)s"), { message: failure.message || String(failure) });
     $("notes").dataset.saved = "false";
   } finally {
     saving.inFlight = false;
@@ -505,11 +510,11 @@ async function saveNotes() {
 async function loadNotes() {
   state.notesLoaded = true;
   try {
-    state.notes = readNotes(await api(urls.notes));
+    state.notes = readNotes(urls.notes ? await api(urls.notes) : JSON.parse(localStorage.getItem(NOTES_KEY) || "null"));
     $("notes").dataset.loaded = "true";
   } catch (failure) {
     state.notesLoaded = false;
-    $("notes-status").textContent = format(gettext("Your notes could not be loaded: %(message)s"), { message: failure.message });
+    $("notes-status").textContent = format(gettext("Your notes could not be loaded: %(message)s"), { message: failure.message || String(failure) });
   }
   render();
 }
