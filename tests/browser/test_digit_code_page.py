@@ -1,6 +1,7 @@
 """The Digit Code page in Chromium against the real server (uvicorn, the test database, the
 game socket): a whole two-player game played to its end in two browsers through the page only
-(the question picker, the guess form and its dialog), each page seeing the other's moves live;
+(the question picker, the guess form and its dialog), each page seeing the other's moves live
+and one catching up after its network dropped, with no log line skipped or repeated;
 the picker never offers a question already asked (Q5); the displays light as answers come (B4,
 B5); notes are private and survive a reload (C2); the phone layout has no horizontal scroll; a
 turn can be played with the keyboard alone; the end shows the winner, the ranking (G5), the
@@ -84,6 +85,14 @@ def moved_past(table, before: int) -> int:
 
 def caught_up(page, seq: int) -> None:
     page.wait_for_function(f"() => Number(document.getElementById('game').dataset.seq) >= {seq}")
+
+
+def page_seq(page) -> int:
+    return int(page.get_attribute("#game", "data-seq"))
+
+
+def log_lines(page) -> list[str]:
+    return page.eval_on_selector_all("#log-lines li", "items => items.map((li) => li.textContent)")
 
 
 def active(table) -> int:
@@ -210,12 +219,19 @@ def test_a_whole_game_in_two_browsers(table, chromium):
             "the picker offers a question already asked (Q5)"
         )
         assert len(offered) == len(set(offered)) == 64 - turn
+        away = pages[1 - seat] if turn == 3 else None
+        if away:  # the other player's network drops while this turn is played
+            away.context.set_offline(True)
+            away.wait_for_function(
+                "() => document.getElementById('connection').dataset.state === 'reconnecting'"
+            )
         before = version(table)
         ask(page, question)
         seq = moved_past(table, before)
-        page.wait_for_function(
-            f"() => Number(document.getElementById('game').dataset.seq) >= {seq}"
-        )
+        caught_up(page, seq)
+        if away:
+            assert page_seq(away) < seq  # nothing reached it meanwhile
+            away.context.set_offline(False)  # it catches up from the last entry it held
         for other in pages.values():
             caught_up(other, seq)
             other.wait_for_function(
@@ -226,6 +242,9 @@ def test_a_whole_game_in_two_browsers(table, chromium):
             pages[1 - seat].wait_for_selector(
                 f"#display-{question['position']} .seg[data-segment={question['segment']}].recent"
             )
+        if away:  # caught up with nothing skipped or repeated
+            away.wait_for_function(LIVE)
+            assert log_lines(away) == log_lines(page)
     # the LED answers lit their LEDs on both pages, as the code has them (B4)
     for position, segment in ((2, "g"), (6, "e")):
         truth = "lit" if segment in LIT[code[position - 1]] else "unlit"
