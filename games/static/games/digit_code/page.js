@@ -475,11 +475,15 @@ function readNotes(body) {
   return clean;
 }
 
-const saving = { inFlight: false, again: false };
+const SAVE_AFTER_MS = 300; // quick clicks in a row make one save
+const RETRY_AFTER_MS = 3000; // a save refused for going too fast is tried again
+const saving = { inFlight: false, again: false, timer: null };
 
 function notesChanged() {
+  $("notes").dataset.saved = "false";
   render();
-  saveNotes();
+  clearTimeout(saving.timer);
+  saving.timer = setTimeout(saveNotes, SAVE_AFTER_MS);
 }
 
 /** Saved as they are made (C2): one request at a time, the latest notes after it. */
@@ -498,6 +502,10 @@ async function saveNotes() {
   } catch (failure) {
     $("notes-status").textContent = format(gettext("Your notes could not be saved: %(message)s"), { message: failure.message || String(failure) });
     $("notes").dataset.saved = "false";
+    if (failure.status === 429 || failure.status === 0) {
+      clearTimeout(saving.timer);
+      saving.timer = setTimeout(saveNotes, RETRY_AFTER_MS);
+    }
   } finally {
     saving.inFlight = false;
     if (saving.again) {
