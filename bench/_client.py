@@ -452,6 +452,25 @@ async def play_games(
     return ongoing
 
 
+async def synced_socket(
+    session: aiohttp.ClientSession, base: str, game_id: int, player: Player, what: str
+) -> aiohttp.ClientWebSocketResponse:
+    """A WebSocket on the game as `player`, synced from the start (every entry sent, then
+    "synced"): what follows are the game's new entries. `what` names it in an error."""
+    ws = await session.ws_connect(
+        f"{base.replace('http://', 'ws://')}/ws/games/{game_id}/",
+        headers=player.headers,
+        max_msg_size=0,
+    )
+    hello = await ws.receive_json(timeout=60)
+    if hello["type"] != "hello":
+        raise RuntimeError(f"{what}: {hello}")
+    await ws.send_json({"type": "sync", "after": -1})
+    while (await ws.receive_json(timeout=60))["type"] != "synced":
+        pass
+    return ws
+
+
 async def get_loop(
     session: aiohttp.ClientSession, url: str, player: Player, window: Window, stats: Stats
 ) -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import secrets
+import signal
 import subprocess
 import sys
 import time
@@ -16,6 +17,17 @@ import psycopg
 ROOT = Path(__file__).resolve().parent.parent
 TICKS = os.sysconf("SC_CLK_TCK")
 QUIET = 0.15  # busier than this before a run: other processes will skew the figures
+
+
+def exit_on_signals() -> None:
+    """SIGTERM and SIGHUP end the run as an exception would, so that its `finally` blocks and
+    atexit hooks stop the server and drop the database."""
+
+    def on_signal(signum, frame):
+        raise SystemExit(128 + signum)
+
+    signal.signal(signal.SIGTERM, on_signal)
+    signal.signal(signal.SIGHUP, on_signal)
 
 
 def log(message: str) -> None:
@@ -44,6 +56,15 @@ def machine_speed() -> float:
             play(Setup(options=Options(), players=2, seed=seed))
         best = min(best, time.process_time() - start)
     return round(1000 * best, 1)
+
+
+def speed_line(speed: dict) -> str:
+    """The report's line for `{"before": ms, "after": ms}` of `machine_speed`."""
+    return (
+        f"Machine speed: {speed['before']} ms before the run, {speed['after']} ms after, of CPU"
+        " for fixed engine work (bench/_common.py: machine_speed; lower is faster; compare runs"
+        " only at similar figures)"
+    )
 
 
 def _cpu_ticks() -> list[int]:

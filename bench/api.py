@@ -82,6 +82,7 @@ if str(ROOT) not in sys.path:
 
 from bench._common import (  # noqa: E402
     drop_database,
+    exit_on_signals,
     log,
     machine_cpu,
     machine_speed,
@@ -89,6 +90,7 @@ from bench._common import (  # noqa: E402
     proc_stats,
     recreate_database,
     server_environment,
+    speed_line,
     wait_quiet,
 )
 
@@ -408,12 +410,11 @@ def _summary(stats: _client.Stats, window: _client.Window) -> dict:
     }
 
 
-async def run_level(run: Run, session, players, games: int, args) -> dict:
-    """One K: the move phase, then the GET phase, on the same server and connections."""
-    meter = CpuMeter(run.server.pid)
-    options = {"movement": args.movement}
-    pairs = [(players[2 * i], players[2 * i + 1]) for i in range(games)]
-
+async def unpaced_moves(run: Run, session, pairs, options, args, meter: CpuMeter) -> dict:
+    """The K = len(pairs) games played by players who never think, one request in flight per
+    game, for `args.warmup` + `args.duration` seconds: what the server can carry (`per_s`,
+    the capacity the paced windows take their fraction of), with its latencies and CPU."""
+    games = len(pairs)
     log(f"K={games}: setting up {games} games (tables, joins, first views)")
     stats = _client.Stats()
     started = time.perf_counter()
@@ -462,6 +463,15 @@ async def run_level(run: Run, session, players, games: int, args) -> dict:
         moves.update(cpu_per_op(move_cpu, moves["accepted"]))
         moves["server_cpu_ms_per_move"] = 1000 * move_cpu["server_cpu_s"] / moves["accepted"]
         moves["machine_cpu_ms_per_move"] = 1000 * move_cpu["machine_busy_cpu_s"] / moves["accepted"]
+    return moves
+
+
+async def run_level(run: Run, session, players, games: int, args) -> dict:
+    """One K: the move phase, then the GET phase, on the same server and connections."""
+    meter = CpuMeter(run.server.pid)
+    options = {"movement": args.movement}
+    pairs = [(players[2 * i], players[2 * i + 1]) for i in range(games)]
+    moves = await unpaced_moves(run, session, pairs, options, args, meter)
 
     log(f"K={games}: GET /api/v1/me for 1 s warm-up + {args.get_duration:g} s")
     now = time.perf_counter()
@@ -518,7 +528,6 @@ async def watched_paced(
             *(_client.open_game(session, run.base, pair, options, stats) for pair in pairs)
         )
     )
-    ws_base = run.base.replace("http://", "ws://")
     k = len(pairs)
     semaphore = asyncio.Semaphore(50)
     frames = {"entry": 0, "other": 0}
@@ -527,16 +536,9 @@ async def watched_paced(
         game_id = firsts[i % k][0].game_id
         player = players[(i + i // k) % len(players)]  # ≤ 32 sockets per account
         async with semaphore:
-            ws = await sockets_session.ws_connect(
-                f"{ws_base}/ws/games/{game_id}/", headers=player.headers, max_msg_size=0
+            return await _client.synced_socket(
+                sockets_session, run.base, game_id, player, f"watcher {i}"
             )
-            hello = await ws.receive_json(timeout=60)
-            if hello["type"] != "hello":
-                raise RuntimeError(f"watcher {i}: {hello}")
-            await ws.send_json({"type": "sync", "after": -1})
-            while (await ws.receive_json(timeout=60))["type"] != "synced":
-                pass
-        return ws
 
     async def drain(ws):
         async for message in ws:
@@ -624,7 +626,16 @@ async def sweep_paced(
 
 
 async def paced_moves(
-    run: Run, session, pairs, options, args, meter: CpuMeter, rate: float, stats=None, firsts=None
+    run: Run,
+    session,
+    pairs,
+    options,
+    args,
+    meter: CpuMeter,
+    rate: float,
+    stats=None,
+    firsts=None,
+    alongside=None,
 ) -> dict:
     """The same K games, with players who think: together they offer `rate` moves/s
     (each pair a move every K / rate seconds on average, at Poisson times). The latency a
@@ -632,7 +643,9 @@ async def paced_moves(
     latencies in; `firsts`: each pair's game, set up beforehand (`_client.open_game`), so that
     no setup falls in the window, replaced in the list by the game each pair was playing when
     the window closed (None if none), for the next window (bench/scale.py pools several short
-    windows back to back)."""
+    windows back to back). `alongside(window)`: a coroutine run beside the players from the
+    warm-up's start until it returns (other load, e.g. bench/bot_think.py's bot tables; it
+    should return once the window has closed)."""
     interval = len(pairs) / rate
     log(
         f"K={len(pairs)}: paced moves, {rate:.1f}/s offered (a move every {interval:.3f} s "
@@ -663,8 +676,13 @@ async def paced_moves(
             )
             for pair, first in zip(pairs, firsts, strict=True)
         ),
+        *([alongside(window)] if alongside is not None else []),
         return_exceptions=True,
     )
+    if alongside is not None:
+        beside = results.pop()
+        if isinstance(beside, BaseException):
+            raise beside
     cpu = await cpu_task
     probed = await probe_task
     crashed = [r for r in results if isinstance(r, BaseException)]
@@ -1099,12 +1117,7 @@ def main(argv=None) -> int:
     args = parse_args(argv)
     run = Run(args)
     atexit.register(run.cleanup)
-
-    def on_signal(signum, frame):
-        raise SystemExit(128 + signum)
-
-    signal.signal(signal.SIGTERM, on_signal)
-    signal.signal(signal.SIGHUP, on_signal)
+    exit_on_signals()
     try:
         busy = wait_quiet(args.wait_idle)
         speed_before = machine_speed()
@@ -1130,11 +1143,7 @@ def main(argv=None) -> int:
     finally:
         run.cleanup()
     speed = env_info["machine_speed_ms"]
-    print(
-        f"\nMachine speed: {speed['before']} ms before the run, {speed['after']} ms after, of CPU"
-        " for fixed engine work (bench/_common.py: machine_speed; lower is faster; compare runs"
-        " only at similar figures)"
-    )
+    print(f"\n{speed_line(speed)}")
     report(levels, args, speed)
     if args.json:
         path = Path(args.json)

@@ -243,6 +243,30 @@ class Seat(models.Model):
         return _("%(user)s at game %(game)s") % {"user": self.user, "game": self.game_id}
 
 
+class SeatNotes(models.Model):
+    """A player's private notes on their own seat (Digit Code's C2), one row per seat, as the
+    game's registration validates them (`GameKind.notes`). Never part of the log, the game's
+    state, a view, an export, a push or the admin: only `GET/PUT /api/v1/games/{id}/notes` of
+    the seat's own player reads or writes them (games/services/notes.py)."""
+
+    seat = models.OneToOneField(
+        Seat,
+        on_delete=models.CASCADE,
+        primary_key=True,
+        related_name="private_notes",
+        verbose_name=_("seat"),
+    )
+    notes = models.JSONField(_("private notes"))
+    updated_at = models.DateTimeField(_("updated at"), auto_now=True)
+
+    class Meta:
+        verbose_name = _("private notes")
+        verbose_name_plural = _("private notes")
+
+    def __str__(self) -> str:
+        return f"notes of seat {self.seat_id}"
+
+
 class AppendOnlyError(Exception):
     pass
 

@@ -186,12 +186,15 @@ class _Registry:
             return list(self.leases)
 
     def _renew_forever(self) -> None:
+        pause = lease_seconds() / 3
         while True:
-            time.sleep(lease_seconds() / 3)
+            time.sleep(pause)
             try:
                 self.renew()
-            except Exception:  # Redis is away: the next round tries again
+                pause = lease_seconds() / 3
+            except Exception:  # Redis is away or slow: try again soon, before the leases lapse
                 log.warning("could not renew the connection leases", exc_info=True)
+                pause = lease_seconds() / 12
 
     def renew(self) -> None:
         """Renew the started leases; let those never started lapse."""

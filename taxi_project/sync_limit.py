@@ -16,7 +16,11 @@ collector once the request ends).
 
 The body is read before the request takes its place, so a slow upload never holds one (bodies
 are bounded by taxi_project/body_limit.py, in front). Streams (`GET …/stream`, long-lived by
-design: games/streams.py) are not counted. 0 turns the limit off.
+design: games/streams.py) are not counted, and neither is `/healthz`: behind the proxy
+(docker/haproxy.cfg checks it every second and marks a node down after two answers later than
+a second, cutting every request on it with a 502), a node whose places were all taken by slow
+requests, such as a burst of sign-ups hashing their passwords, would otherwise be taken for
+dead exactly when it is busy. 0 turns the limit off.
 """
 
 from __future__ import annotations
@@ -36,6 +40,8 @@ Message = MutableMapping[str, Any]
 Receive = Callable[[], Awaitable[Message]]
 Send = Callable[[Message], Awaitable[None]]
 
+UNCOUNTED = frozenset({"/healthz"})  # the proxy's health check: never queued behind requests
+
 
 class SyncLimit:
     def __init__(self, app):
@@ -54,7 +60,12 @@ class SyncLimit:
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         limit = int(settings.HTTP_CONCURRENCY)
-        if scope["type"] != "http" or limit <= 0 or HandshakeLimit.opens_a_connection(scope):
+        if (
+            scope["type"] != "http"
+            or limit <= 0
+            or scope["path"] in UNCOUNTED
+            or HandshakeLimit.opens_a_connection(scope)
+        ):
             return await self.app(scope, receive, send)
         # the whole body first (Django reads it all before the view anyway)
         read: list[Message] = []

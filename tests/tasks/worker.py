@@ -45,7 +45,7 @@ import tempfile
 import threading
 import time
 import urllib.parse
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -150,8 +150,11 @@ class CeleryWorker:
         startup_timeout: float = 60,
         stop_timeout: float = 20,
         beat: bool = True,
+        queues: Sequence[str] = (),
     ):
         self.beat = beat  # False: no embedded beat (production runs `celery beat` on its own)
+        # () consumes every declared queue (dev.py serve); production runs one worker per queue
+        self.queues = tuple(queues)
         self.database_url = database_url
         self.redis_url = redis_url
         self.concurrency = concurrency
@@ -203,9 +206,11 @@ class CeleryWorker:
         return [line for line in text.splitlines() if any(m in line for m in markers)]
 
     def command(self, schedule: Path) -> list[str]:
-        beat = ["-B", "-s", str(schedule)] if self.beat else []
+        options = ["-B", "-s", str(schedule)] if self.beat else []
+        if self.queues:
+            options += ["-Q", ",".join(self.queues)]
         return [
-            sys.executable, "-m", "celery", "-A", "taxi_project", "worker", *beat,
+            sys.executable, "-m", "celery", "-A", "taxi_project", "worker", *options,
             "--concurrency", str(self.concurrency), "--loglevel", self.loglevel,
             "-n", self.hostname, "--without-gossip", "--without-mingle",
         ]  # fmt: skip
@@ -365,6 +370,7 @@ def celery_worker(
     startup_timeout: float = 60,
     stop_timeout: float = 20,
     beat: bool = True,
+    queues: Sequence[str] = (),
 ) -> Iterator[CeleryWorker]:
     """Hold the Redis database, clear it, start the worker (unless `start=False`), yield it;
     always stop it and release the database."""
@@ -381,6 +387,7 @@ def celery_worker(
         startup_timeout=startup_timeout,
         stop_timeout=stop_timeout,
         beat=beat,
+        queues=queues,
     )
     failed = True
     try:

@@ -1,6 +1,6 @@
 """Digit Code over the game socket: a `move` frame asks a question, every socket gets the entry
-with its own view (the asker's next offers, the spectator's none), and nothing of the code
-(G6) goes out before the end."""
+with its own view (the asker's next offers, the spectator's none), nothing of the code (G6)
+goes out before the end, and a player's private notes (C2) go out to no socket at all."""
 
 from __future__ import annotations
 
@@ -8,6 +8,8 @@ import uuid
 
 from games import registry, state
 from games.models import Game
+from tests.digit_code.test_notes import NOTES, put
+from tests.digit_code.test_platform_api import autopilot_choice
 from tests.players import seat_players, start_game
 from tests.ws.test_consumers import frames_until, run, socket
 
@@ -58,3 +60,38 @@ def test_G6_a_question_asked_over_the_socket_reaches_every_socket_without_the_co
         assert "code" not in (frame.get("view") or {})
         assert "secret" not in str(frame)
         assert str(code) not in str(frame)
+
+
+def test_C2_saving_notes_sends_no_frame_to_any_socket(make_player):
+    players = [make_player(), make_player()]
+    game_id = start_game(players, game="digit-code")
+    by_seat = seat_players(game_id, players)
+    me, other = by_seat[0], by_seat[1]
+
+    async def scenario():
+        from channels.db import database_sync_to_async
+
+        sockets = []
+        for player in (me, other):
+            ws = socket(f"/ws/games/{game_id}/", player)
+            assert (await ws.connect(timeout=10))[0]
+            assert (await ws.receive_json_from(timeout=10))["type"] == "hello"
+            await ws.send_json_to({"type": "sync", "after": 0})
+            await frames_until(ws, "synced")
+            sockets.append(ws)
+        saved = await database_sync_to_async(put)(me, game_id, NOTES)
+        assert saved.status_code == 200
+        quiet = [await ws.receive_nothing(timeout=0.5) for ws in sockets]
+        # the sockets are live: the next move reaches both, without the notes
+        action = await database_sync_to_async(autopilot_choice)(game_id)
+        moved = await database_sync_to_async(me.move)(game_id, action, 0)
+        assert moved.status_code == 201
+        frames = [await frames_until(ws, "entry") for ws in sockets]
+        for ws in sockets:
+            await ws.disconnect()
+        return quiet, frames
+
+    quiet, frames = run(scenario)
+    assert quiet == [True, True]
+    for frame in (f for got in frames for f in got):
+        assert "digits" not in str(frame) and "leds" not in str(frame)

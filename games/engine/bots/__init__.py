@@ -53,6 +53,15 @@ def default_budget(level: str, movement: str) -> int:
     return max(1, round(BUDGETS[level] * MOVEMENT_SHARE[movement]))
 
 
+#: Each level's think budget on the server, in milliseconds: a bot's first entry of its turn is
+#: due `BOT_THINK_SECONDS` (the countdown its task is queued with) after the commit that began
+#: the turn, and must be committed at most this much later at p99 while the server carries the
+#: api bench's paced load (bench/bot_think.py measures it; docs/bots-and-ratings.md). It holds
+#: the decision's CPU (engine alone, bench/BOTS_RESULTS.md: easy < 1 ms, medium p99 ≤ 23 ms,
+#: strong p99 ≤ 208 ms over every option set) plus the worker's share of a busy machine: the
+#: task's timer, the game's load and the move's write, about as long as a loaded move's p99.
+LATENESS_BUDGET_MS = {"easy": 100, "medium": 150, "strong": 250}
+
 #: K4 for bots: past this many turns per player a bot plays the autopilot, which makes
 #: progress, so a table of bots always ends (a search may find that blocking a taxi for ever
 #: keeps it from losing). Games of autopilots last about 60 turns per player.
