@@ -310,9 +310,9 @@ def test_a_whole_game_in_two_browsers(table, chromium):
 
 
 def test_notes_are_private_and_survive_a_reload(table, chromium):
-    """C2: a player's notes are saved as they are made, come back after a reload, and appear
-    neither on the other player's page nor in what the API gives the other player (the
-    game, its log). Saved where the page is told to (`urls.notes`), else in the browser."""
+    """C2: a player's notes are saved as they are made (GET/PUT /api/v1/games/{id}/notes),
+    come back after a reload and on another device, and appear neither on the other player's
+    page nor in anything the API gives the other player (the game, its log, their notes)."""
     problems: list[str] = []
     mine = open_game(chromium, table, 0, problems)
     other = open_game(chromium, table, 1, problems)
@@ -323,30 +323,34 @@ def test_notes_are_private_and_survive_a_reload(table, chromium):
     mine.click("#note-leds button[data-segment='c']")
     mine.click("#note-leds button[data-segment='c']")  # not known → lit → unlit
     mine.wait_for_selector("#notes[data-saved=true]")
+    saved = mine.evaluate(
+        "async (id) => (await (await fetch(`/api/v1/games/${id}/notes`)).json()).notes",
+        table["game"],
+    )
+    assert saved == {"digits": {"3": [7]}, "leds": {"3": {"b": "lit", "c": "unlit"}}}
+
     mine.reload()
-    mine.wait_for_function(LIVE)
-    mine.wait_for_selector("#notes[data-loaded=true]")
-    mine.click("#display-3")
-    assert mine.get_attribute("#note-digits button[data-digit='7']", "aria-pressed") == "true"
-    assert mine.get_attribute("#note-digits button[data-digit='6']", "aria-pressed") == "false"
-    assert segment_states(mine, 3)["b"] == "note-lit"
-    assert segment_states(mine, 3)["c"] == "note-unlit"
+    device = open_game(chromium, table, 0, problems)  # the same player, another browser
+    for page in (mine, device):
+        page.wait_for_function(LIVE)
+        page.wait_for_selector("#notes[data-loaded=true]")
+        page.click("#display-3")
+        assert page.get_attribute("#note-digits button[data-digit='7']", "aria-pressed") == "true"
+        assert page.get_attribute("#note-digits button[data-digit='6']", "aria-pressed") == "false"
+        assert segment_states(page, 3)["b"] == "note-lit"
+        assert segment_states(page, 3)["c"] == "note-unlit"
 
     other.wait_for_selector("#notes[data-loaded=true]")
     other.click("#display-3")
     assert other.get_attribute("#note-digits button[data-digit='7']", "aria-pressed") == "false"
     assert segment_states(other, 3)["b"] == "unknown"
     seen = other.evaluate(
-        """async (id) => {
-            const game = await (await fetch(`/api/v1/games/${id}`)).text();
-            const log = await (await fetch(`/api/v1/games/${id}/log`)).text();
-            return [game, log, JSON.stringify(localStorage)];
-        }""",
+        """async (id) => Promise.all(['', '/log', '/notes'].map(
+            async (path) => (await fetch(`/api/v1/games/${id}${path}`)).text()))""",
         table["game"],
     )
     for body in seen:
-        assert '"7"' not in body and "note-" not in body
-        assert not re.search(r'"3"\s*:\s*\[\s*7\s*\]', body)
+        assert "unlit" not in body and not re.search(r'"3"\s*:\s*\[\s*7\s*\]', body), body
     assert problems == []
 
 

@@ -45,11 +45,8 @@ const urls = {
   socket: data.urls.socket || `/ws/games/${data.id}/`,
   api: api_url,
   moves: data.urls.moves || `${api_url}/actions`,
-  // The server's notes endpoint, when the page is told of one; else the notes stay in this
-  // browser (localStorage, per game and account): still private, not on other devices.
-  notes: data.urls.notes || null,
+  notes: data.urls.notes || `${api_url}/notes`, // the author's own (C2)
 };
-const NOTES_KEY = `digit-code:notes:${data.id}:${data.user.id}`;
 
 const state = {
   view: null,
@@ -391,7 +388,6 @@ function renderNotes() {
   });
   if (section.hidden) return;
   buildNotes();
-  $("notes-where").hidden = Boolean(urls.notes);
   const position = state.selected;
   $("notes-heading").textContent = format(gettext("Your notes: position %(position)s"), { position });
   $("digits-legend").textContent = format(gettext("Digits you ruled out at position %(position)s"), { position });
@@ -495,8 +491,7 @@ async function saveNotes() {
   saving.inFlight = true;
   $("notes-status").textContent = gettext("Saving your notes…");
   try {
-    if (urls.notes) await api(urls.notes, { method: "PUT", body: notesBody() });
-    else localStorage.setItem(NOTES_KEY, JSON.stringify(notesBody()));
+    await api(urls.notes, { method: "PUT", body: notesBody() });
     $("notes-status").textContent = saving.again ? gettext("Saving your notes…") : gettext("Notes saved.");
     $("notes").dataset.saved = saving.again ? "false" : "true";
   } catch (failure) {
@@ -518,7 +513,7 @@ async function saveNotes() {
 async function loadNotes() {
   state.notesLoaded = true;
   try {
-    state.notes = readNotes(urls.notes ? await api(urls.notes) : JSON.parse(localStorage.getItem(NOTES_KEY) || "null"));
+    state.notes = readNotes(await api(urls.notes));
     $("notes").dataset.loaded = "true";
   } catch (failure) {
     state.notesLoaded = false;
