@@ -23,3 +23,12 @@ def game_choices() -> list[dict]:
         }
         for kind in registry.all()
     ]
+
+
+@register.filter
+def game_name(key: str) -> str:
+    """A table's game (its summary's `game`) by the name players know it by."""
+    try:
+        return str(registry.get(key).name)
+    except registry.UnknownGame:
+        return key

@@ -442,6 +442,8 @@ def test_a_table_opened_from_the_lobbys_game_chooser(two_players, chromium):
 
     guest = watched_page(chromium, problems)
     log_in(guest, base, *login_of(players[1]))
+    listed = guest.inner_text(f"#open-tables li[data-table='{game_id}'] .options")
+    assert listed.startswith("Digit Code") and "movement" not in listed, listed
     guest.goto(f"{base}/games/{game_id}")
     guest.click("#join-button")
     for page in (host, guest):
