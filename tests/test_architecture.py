@@ -119,6 +119,7 @@ LAYER_OF = {
         "games.admin_replay", "games.web", "games.player_web", "games.web_push", "games.web_urls",
         "games.urls", "games.apps", "games.serializers", "games.schema", "games.throttles",
         "games.board_layout", "games.replay_turns", "games.rating_chart", "games.management.*",
+        "games.templatetags.*",
         "accounts", "accounts.apis", "accounts.web", "accounts.urls", "accounts.tasks",
         "accounts.admin", "accounts.admin_forms", "accounts.apps", "accounts.schema",
         "accounts.serializers", "accounts.throttles", "accounts.channels_auth",
