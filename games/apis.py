@@ -40,6 +40,8 @@ from games.serializers import (
     LogQuerySerializer,
     MoveResponseSerializer,
     MoveSerializer,
+    NotesPutSerializer,
+    NotesSerializer,
     ReportCreateSerializer,
     ReportSerializer,
     StreamQuerySerializer,
@@ -48,8 +50,8 @@ from games.serializers import (
     TableJoinSerializer,
     move_data,
 )
-from games.services import chat, moves, tables
-from games.throttles import MoveRateThrottle
+from games.services import chat, moves, notes, tables
+from games.throttles import MoveRateThrottle, NotesRateThrottle
 from games.web import board_data
 from taxi_project import connection_limits, error_codes
 from taxi_project.pagination import DEPRECATION_HEADERS, deprecated, paginate, schema_parameters
@@ -442,6 +444,54 @@ class GameChatApi(APIView):
         selectors.game_get_visible(game_id=game_id, user=request.user)
         message = chat.chat_post(game_id=game_id, user=request.user, text=data["text"])
         return Response(selectors.chat_public(message), status=201)
+
+
+class GameNotesApi(APIView):
+    """Your private notes on your own seat (RULES-digit-code.md C2): nobody else's, and never
+    in the log, a view, a push or an export."""
+
+    throttle_classes = [NotesRateThrottle]  # PUT only: saves per user (games/throttles.py)
+
+    @extend_schema(
+        operation_id="games_notes",
+        responses={
+            200: NotesSerializer,
+            **errors(
+                "games_notes",
+                "game_not_found",
+                "notes_not_offered",
+                "not_a_player",
+                "game_not_started",
+            ),
+        },
+        summary="Your private notes on this game (players only; the game's empty notes at first)",
+    )
+    def get(self, request, game_id: int):
+        return Response(notes.notes_get(game_id=game_id, user=request.user))
+
+    @extend_schema(
+        operation_id="games_notes_put",
+        request=NotesPutSerializer,
+        responses={
+            200: NotesSerializer,
+            **errors(
+                "games_notes_put",
+                *BODY,
+                "game_not_found",
+                "notes_not_offered",
+                "not_a_player",
+                "game_not_started",
+                "throttled",
+            ),
+        },
+        summary="Replace your private notes on this game (while it is played and after)",
+        description="Validated by the game (400 `invalid`, `errors.notes` naming each wrong "
+        "field); at most `NOTES_MAX_BYTES` (4096) bytes of JSON (413 `request_too_large`, "
+        "`limit`); counted by the `notes` rate limit (429 `throttled`).",
+    )
+    def put(self, request, game_id: int):
+        data = _valid(NotesPutSerializer, request.data)
+        return Response(notes.notes_put(game_id=game_id, user=request.user, notes=data["notes"]))
 
 
 class GameStreamApi(APIView):

@@ -58,6 +58,7 @@ class Code(StrEnum):
     REPORT_RATE_LIMITED = "report_rate_limited"
     TOO_MANY_TABLES = "too_many_tables"
     INVALID_BOT_LEVEL = "invalid_bot_level"
+    NOTES_NOT_OFFERED = "notes_not_offered"
     # WebSocket frames
     MALFORMED_FRAME = "malformed_frame"
     UNKNOWN_FRAME = "unknown_frame"
@@ -115,6 +116,13 @@ class GameNotRunning(Conflict):
 class NotAPlayer(Forbidden):
     default_code = Code.NOT_A_PLAYER
     default_detail = _("You do not play in this game.")
+
+
+class NotesNotOffered(NotFound):
+    """The game keeps no private notes (its registration has no `notes`)."""
+
+    default_code = Code.NOTES_NOT_OFFERED
+    default_detail = _("This game keeps no private notes.")
 
 
 class StaleVersion(Conflict):

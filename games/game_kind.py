@@ -11,6 +11,15 @@ from typing import Any
 Sentence = Callable[[dict, Callable[[object], str]], str]
 
 
+class InvalidNotes(ValueError):
+    """Private notes a game's validator refuses (`GameKind.notes`): `errors` names each wrong
+    field with its messages, nested as the notes are (the API's 400 `invalid` `errors`)."""
+
+    def __init__(self, errors: dict) -> None:
+        super().__init__(errors)
+        self.errors = errors
+
+
 @dataclass(frozen=True, repr=False)
 class GameKind:
     """What the platform knows of one game. `engine` is the game's engine module, with the
@@ -54,6 +63,10 @@ class GameKind:
     #: the platform's columns holding its options (Bahama Taxi's own); else the JSON column
     option_columns: tuple[str, ...] = ()
     bot_seed_prefix: str = ""  # a bot's decision seed: SHA-256 of prefix:game:version:seat
+    #: a player's private notes on their seat, if the game keeps any (Digit Code's C2): JSON
+    #: → the notes as stored, or `InvalidNotes`; `notes({})` is the empty notes. None: the
+    #: game has no notes (the notes endpoint answers 404 `notes_not_offered`)
+    notes: Callable[[object], dict] | None = None
 
     def __repr__(self) -> str:
         return f"<GameKind {self.key}>"

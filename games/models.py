@@ -243,6 +243,30 @@ class Seat(models.Model):
         return _("%(user)s at game %(game)s") % {"user": self.user, "game": self.game_id}
 
 
+class SeatNotes(models.Model):
+    """A player's private notes on their own seat (Digit Code's C2), one row per seat, as the
+    game's registration validates them (`GameKind.notes`). Never part of the log, the game's
+    state, a view, an export, a push or the admin: only `GET/PUT /api/v1/games/{id}/notes` of
+    the seat's own player reads or writes them (games/services/notes.py)."""
+
+    seat = models.OneToOneField(
+        Seat,
+        on_delete=models.CASCADE,
+        primary_key=True,
+        related_name="private_notes",
+        verbose_name=_("seat"),
+    )
+    notes = models.JSONField(_("private notes"))
+    updated_at = models.DateTimeField(_("updated at"), auto_now=True)
+
+    class Meta:
+        verbose_name = _("private notes")
+        verbose_name_plural = _("private notes")
+
+    def __str__(self) -> str:
+        return f"notes of seat {self.seat_id}"
+
+
 class AppendOnlyError(Exception):
     pass
 
@@ -518,29 +542,36 @@ class ModerationAction(AppendOnly):
 
 
 class PlayerRating(models.Model):
-    """A player's current rating: the last `RatingChange` of theirs, kept for the
-    leaderboard. `python manage.py rebuild_ratings` proves it equal to a replay of the logs."""
+    """A player's current rating in one rating pool (a game's registration names its pool,
+    `GameKind.rating_pool`: each game rates into its own): the last `RatingChange` of theirs
+    in that pool, kept for the leaderboard. `python manage.py rebuild_ratings` proves it
+    equal to a replay of the logs."""
 
-    user = models.OneToOneField(
+    user = models.ForeignKey(
         settings.AUTH_USER_MODEL,
         on_delete=models.CASCADE,
-        primary_key=True,
-        related_name="rating",
+        related_name="ratings",
         verbose_name=_("player"),
     )
+    pool = models.CharField(_("rating pool"), max_length=32, default=registry.DEFAULT)
     mu = models.FloatField(_("skill"))
     sigma = models.FloatField(_("uncertainty"))
-    ordinal = models.FloatField(_("rating"), db_index=True)  # mu - 3 sigma: the leaderboard's
+    ordinal = models.FloatField(_("rating"))  # mu - 3 sigma: the leaderboard's
     games = models.PositiveIntegerField(_("rated games"), default=0)
     updated_at = models.DateTimeField(_("updated at"))
 
     class Meta:
         verbose_name = _("player rating")
         verbose_name_plural = _("player ratings")
-        ordering = ["-ordinal", "user_id"]
+        ordering = ["pool", "-ordinal", "user_id"]
+        constraints = [
+            models.UniqueConstraint(fields=["user", "pool"], name="rating_one_per_user_and_pool")
+        ]
+        # one pool's leaderboard, best first, a page at a time (games/player_stats.py)
+        indexes = [models.Index(fields=["pool", "-ordinal", "user"], name="rating_pool_board")]
 
     def __str__(self) -> str:
-        return f"{self.user_id}: {self.ordinal:.2f}"
+        return f"{self.user_id} ({self.pool}): {self.ordinal:.2f}"
 
 
 class RatingChange(models.Model):
@@ -556,6 +587,7 @@ class RatingChange(models.Model):
     game = models.ForeignKey(
         Game, on_delete=models.PROTECT, related_name="rating_changes", verbose_name=_("game")
     )
+    pool = models.CharField(_("rating pool"), max_length=32, default=registry.DEFAULT)
     players = models.PositiveSmallIntegerField(_("number of players"))
     mu_before = models.FloatField(_("skill before"))
     sigma_before = models.FloatField(_("uncertainty before"))
@@ -570,7 +602,10 @@ class RatingChange(models.Model):
         constraints = [
             models.UniqueConstraint(fields=["user", "game"], name="rating_change_once_per_game")
         ]
-        indexes = [models.Index(fields=["user", "ended_at"])]
+        indexes = [
+            models.Index(fields=["user", "ended_at"]),
+            models.Index(fields=["user", "pool", "ended_at"], name="rating_change_user_pool"),
+        ]
 
     def __str__(self) -> str:
         return f"{self.user_id} @ {self.game_id}: {self.mu_before:.2f} -> {self.mu_after:.2f}"

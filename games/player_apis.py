@@ -8,7 +8,7 @@ from rest_framework import serializers
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from games import player_stats
+from games import player_stats, registry
 from games.apis import PAGE, errors
 from games.models import BOT_LEVELS
 from games.schema import PublicUserSerializer
@@ -49,22 +49,53 @@ class CurrentSeatSerializer(serializers.Serializer):
 
 class CurrentGameSerializer(serializers.Serializer):
     id = serializers.IntegerField()
+    game = serializers.ChoiceField(choices=registry.keys())
     players = serializers.IntegerField()
     seats = CurrentSeatSerializer(many=True)
 
 
+def _game_field():
+    return serializers.ChoiceField(
+        choices=registry.keys(),
+        default=registry.DEFAULT,
+        help_text="the game (each rates into its own pool; Bahama Taxi if left out)",
+    )
+
+
+class PlayerGameSerializer(serializers.Serializer):
+    """A player's record in one game: their rating in its pool and their games of it."""
+
+    game = serializers.ChoiceField(choices=registry.keys())
+    name = serializers.CharField(help_text="the game's name, in your language")
+    rating = RatingSerializer()
+    history = RatingPointSerializer(many=True, help_text="rating changes, oldest first")
+    games_played = serializers.IntegerField(help_text="finished games")
+    games_won = serializers.IntegerField(help_text="finished games ranked first (ties count)")
+    average_income = serializers.FloatField(allow_null=True, help_text="Bahama Taxi's")
+    favourite_options = FavouriteOptionsSerializer(allow_null=True, help_text="Bahama Taxi's")
+
+
 class PlayerProfileSerializer(serializers.Serializer):
     """Another player's public profile (component `PlayerProfile`; mine, with e-mail and
-    settings, is `Profile` in the accounts API)."""
+    settings, is `Profile` in the accounts API): the game asked for (`?game=`, Bahama Taxi by
+    default) at the top level, every game played in `games`."""
 
     user = PublicUserSerializer()
+    game = serializers.ChoiceField(choices=registry.keys(), help_text="the game asked for")
     rating = RatingSerializer()
     history = RatingPointSerializer(many=True, help_text="rating changes, oldest first")
     games_played = serializers.IntegerField(help_text="finished games")
     games_won = serializers.IntegerField(help_text="finished games ranked first (ties count)")
     average_income = serializers.FloatField(allow_null=True)
     favourite_options = FavouriteOptionsSerializer(allow_null=True)
+    games = PlayerGameSerializer(
+        many=True, help_text="one per game played (and the game asked for), in the registry's order"
+    )
     current_games = CurrentGameSerializer(many=True)
+
+
+class PlayerProfileQuerySerializer(serializers.Serializer):
+    game = _game_field()
 
 
 class LeaderboardRowSerializer(serializers.Serializer):
@@ -84,6 +115,7 @@ class LeaderboardPageSerializer(PageSerializer):
 
 
 class LeaderboardQuerySerializer(serializers.Serializer):
+    game = _game_field()
     players = serializers.IntegerField(
         required=False,
         min_value=MIN_PLAYERS,
@@ -95,12 +127,20 @@ class LeaderboardQuerySerializer(serializers.Serializer):
 class PlayerProfileApi(APIView):
     @extend_schema(
         operation_id="player_profile",
-        responses={200: PlayerProfileSerializer, **errors("player_profile", "not_found")},
-        summary="A player's rating with its history, and their game statistics",
+        parameters=[PlayerProfileQuerySerializer],
+        responses={
+            200: PlayerProfileSerializer,
+            **errors("player_profile", "invalid", "not_found"),
+        },
+        summary="A player's rating per game with its history, and their game statistics",
     )
     def get(self, request, user_id: int):
+        query = PlayerProfileQuerySerializer(data=request.query_params.dict())  # `?game=x`: 400
+        query.is_valid(raise_exception=True)
         user = player_stats.player_get(user_id=user_id)
-        return Response(player_stats.player_profile(user=user, viewer=request.user))
+        game = query.validated_data["game"]
+        profile = player_stats.player_profile(user=user, viewer=request.user, game=game)
+        return Response(profile)
 
 
 class LeaderboardApi(APIView):
@@ -108,12 +148,14 @@ class LeaderboardApi(APIView):
         operation_id="leaderboard",
         parameters=[LeaderboardQuerySerializer, *PAGE],
         responses={200: LeaderboardPageSerializer, **errors("leaderboard", "invalid")},
-        summary="Rated players, best first (overall, or with games at one table size)",
+        summary="One game's rated players, best first (overall, or with games at one table size)",
     )
     def get(self, request):
         query = LeaderboardQuerySerializer(data=request.query_params.dict())  # `?players=`: 400
         query.is_valid(raise_exception=True)
-        rows = player_stats.leaderboard(players=query.validated_data.get("players"))
+        rows = player_stats.leaderboard(
+            game=query.validated_data["game"], players=query.validated_data.get("players")
+        )
         return paginate(
             self,
             request,

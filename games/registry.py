@@ -18,7 +18,7 @@ from __future__ import annotations
 import importlib
 from typing import Any
 
-from games.game_kind import GameKind, Sentence
+from games.game_kind import GameKind, InvalidNotes, Sentence
 
 #: Each game's registration module (it defines `KIND`), one line per game; the first is the
 #: default, the game of a table created without naming one.
@@ -30,7 +30,8 @@ REGISTERED = (
 DEFAULT = "bahama-taxi"
 
 
-__all__ = ["DEFAULT", "REGISTERED", "GameKind", "Sentence", "UnknownGame", "all", "get", "keys"]
+__all__ = ["DEFAULT", "REGISTERED", "GameKind", "InvalidNotes", "Sentence", "UnknownGame", "all",
+           "get", "keys"]  # fmt: skip
 
 
 class UnknownGame(LookupError):

@@ -269,6 +269,25 @@ class ChatPostSerializer(JsonTypes, serializers.Serializer):
     text = serializers.CharField(help_text="1 to 500 printable characters", trim_whitespace=False)
 
 
+class NotesSerializer(serializers.Serializer):
+    """Your private notes on your seat (component `Notes`; RULES-digit-code.md C2)."""
+
+    game = serializers.IntegerField()
+    seat = serializers.IntegerField(help_text="your seat (0-based)")
+    notes = serializers.DictField(
+        help_text='Digit Code: `{"digits": {"1": [0, 7]}, "leds": {"1": {"a": "lit", "g": '
+        '"unlit"}}}`: per position "1"-"6" the digits ruled out, per LED "a"-"g" `lit` or '
+        "`unlit` (an unknown LED is left out)"
+    )
+    updated_at = serializers.DateTimeField(allow_null=True, help_text="null: none written yet")
+
+
+class NotesPutSerializer(JsonTypes, serializers.Serializer):
+    notes = serializers.JSONField(
+        help_text="the whole notes (they replace the stored ones), as the game defines them"
+    )
+
+
 # `as`, not `format` (DRF reads that one to choose a renderer); a Python keyword, hence type()
 ExportQuerySerializer = type(
     "ExportQuerySerializer",

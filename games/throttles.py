@@ -1,4 +1,4 @@
-"""Rate limits on moves over HTTP, per signed-in user."""
+"""Rate limits on writes over HTTP, per signed-in user: moves, and private notes."""
 
 from __future__ import annotations
 
@@ -14,7 +14,8 @@ from taxi_project.cache import count
 log = logging.getLogger(__name__)
 
 MOVES_SCOPE = "moves"
-FALLBACK_RATES = {MOVES_SCOPE: "120/min"}
+NOTES_SCOPE = "notes"
+FALLBACK_RATES = {MOVES_SCOPE: "120/min", NOTES_SCOPE: "120/min"}
 
 
 class MoveRateThrottle(UserRateThrottle):
@@ -32,13 +33,14 @@ class MoveRateThrottle(UserRateThrottle):
     `THROTTLE_RATES` is, so tests and deployments can change it."""
 
     scope = MOVES_SCOPE
+    method = "POST"  # the counted request; reads are free
 
     def get_rate(self) -> str | None:
         rates = api_settings.DEFAULT_THROTTLE_RATES or {}
         return rates.get(self.scope, FALLBACK_RATES[self.scope])
 
     def allow_request(self, request, view) -> bool:
-        if request.method != "POST" or self.rate is None:
+        if request.method != self.method or self.rate is None:
             return True
         key = self.get_cache_key(request, view)
         if key is None:
@@ -51,12 +53,23 @@ class MoveRateThrottle(UserRateThrottle):
         except (RedisError, OSError):
             # The cache (Redis) is down. A move needs only the database, so the limit fails
             # open rather than turning every move into a 500 until Redis is back.
-            log.warning("move rate limit skipped: the cache is unavailable", exc_info=True)
+            log.warning(
+                "%s rate limit skipped: the cache is unavailable", self.scope, exc_info=True
+            )
             return True
         return counted <= self.num_requests
 
     def wait(self) -> float:
         return max(self.window_ends - self.now, 1.0)
+
+
+class NotesRateThrottle(MoveRateThrottle):
+    """Private notes saved (`PUT …/notes`), counted per user across every game like the moves
+    (the same fixed windows, failing open without the cache), under their own scope and rate
+    (DEFAULT_THROTTLE_RATES["notes"], env NOTES_THROTTLE_RATE)."""
+
+    scope = NOTES_SCOPE
+    method = "PUT"
 
 
 def socket_move_allowed(user) -> bool:

@@ -15,6 +15,7 @@ urlpatterns = [
     path("games/<int:game_id>/actions", apis.GameActionsApi.as_view(), name="game-actions"),
     path("games/<int:game_id>/log", apis.GameLogApi.as_view(), name="game-log"),
     path("games/<int:game_id>/chat", apis.GameChatApi.as_view(), name="game-chat"),
+    path("games/<int:game_id>/notes", apis.GameNotesApi.as_view(), name="game-notes"),
     path("games/<int:game_id>/stream", apis.GameStreamApi.as_view(), name="game-stream"),
     path("games/<int:game_id>/export", apis.GameExportApi.as_view(), name="game-export"),
     path(

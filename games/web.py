@@ -317,6 +317,12 @@ def game_page(request, game_id: int):
             "replay": reverse("web:replay", args=[game.pk]),
             "reports": reverse("game-reports", args=[game.pk]),
             "lobby": reverse("web:lobby"),
+            # a player's private notes on the server (C2), for a game that keeps them
+            "notes": (
+                reverse("game-notes", args=[game.pk])
+                if seated and game.game_kind.notes is not None
+                else None
+            ),
         },
     }
     context = {

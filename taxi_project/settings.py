@@ -273,6 +273,9 @@ REST_FRAMEWORK = {
         "admin_login": os.environ.get("ADMIN_LOGIN_THROTTLE_RATE", "20/hour"),
         # registering a push subscription (each resolves a host name), per account and address
         "push_register": os.environ.get("PUSH_REGISTER_THROTTLE_RATE", "30/hour"),
+        # a player's private notes saved (PUT …/notes), per user across games: a page saves
+        # as the player makes them, one request at a time
+        "notes": os.environ.get("NOTES_THROTTLE_RATE", "120/min"),
     },
     # DRF's default (None) trusts any X-Forwarded-For, so a client could dodge per-IP limits:
     # 0 with no proxy in front, N behind N reverse proxies. 0 under uvicorn --proxy-headers,
@@ -349,6 +352,10 @@ MAX_UNFINISHED_TABLES_PER_ACCOUNT = int(os.environ.get("MAX_UNFINISHED_TABLES_PE
 MAX_OPEN_TABLES_PER_ACCOUNT = int(os.environ.get("MAX_OPEN_TABLES_PER_ACCOUNT", "10"))
 # tables opened (POST /api/v1/tables), per account and per client address (429 throttled)
 TABLE_CREATE_THROTTLE_RATE = os.environ.get("TABLE_CREATE_THROTTLE_RATE", "60/hour")
+
+# A player's private notes on one seat (PUT /api/v1/games/{id}/notes), as UTF-8 JSON: 413
+# request_too_large beyond (games.services.notes; docs/reliability.md)
+NOTES_MAX_BYTES = int(os.environ.get("NOTES_MAX_BYTES", "4096"))
 
 # API tokens one account holds at once: a new login signs out the least recently used beyond
 # this (accounts.services.token_issue; docs/reliability.md)

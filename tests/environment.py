@@ -11,6 +11,7 @@ os.environ.setdefault("DEBUG", "1")
 # local cache outlives a test: the per-user move limit would trip them. The limit's own tests
 # set the rate they test.
 os.environ.setdefault("MOVE_THROTTLE_RATE", "1000000/min")
+os.environ.setdefault("NOTES_THROTTLE_RATE", "1000000/min")  # likewise for private notes
 # tests open far more tables from one address than people do; tests/api/test_table_limits.py
 # sets a real rate
 os.environ.setdefault("TABLE_CREATE_THROTTLE_RATE", "")

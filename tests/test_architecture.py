@@ -120,6 +120,7 @@ LAYER_OF = {
         "games.urls", "games.apps", "games.serializers", "games.schema", "games.schema_digit_code",
         "games.throttles",
         "games.board_layout", "games.replay_turns", "games.rating_chart", "games.management.*",
+        "games.templatetags.*",
         "accounts", "accounts.apis", "accounts.web", "accounts.urls", "accounts.tasks",
         "accounts.admin", "accounts.admin_forms", "accounts.apps", "accounts.schema",
         "accounts.serializers", "accounts.throttles", "accounts.channels_auth",

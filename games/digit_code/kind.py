@@ -12,7 +12,8 @@ from django.utils.translation import gettext_lazy
 
 from games.digit_code import engine
 from games.digit_code.engine import bots
-from games.game_kind import GameKind
+from games.digit_code.engine.codes import DIGITS, POSITIONS, SEGMENTS
+from games.game_kind import GameKind, InvalidNotes
 
 NOTIFICATIONS = frozenset({
     "game_started", "turn_started", "question_asked", "guess_made", "player_eliminated",
@@ -155,6 +156,87 @@ SENTENCES = {
 }
 
 
+# ------------------------------------------------------------------------------ notes (C2)
+
+NOTE_POSITIONS = tuple(str(position) for position in range(1, POSITIONS + 1))
+NOTE_SEGMENTS = tuple(SEGMENTS)  # one letter each ("ab" is in the string SEGMENTS)
+LED_NOTES = ("lit", "unlit")
+
+
+def notes(data: object) -> dict:
+    """C2's private notes, as a player's client sends them and the server stores them:
+    `{"digits": {"1": [0, 7], …}, "leds": {"1": {"a": "lit", "g": "unlit"}, …}}`: per
+    position ("1"–"6") the digits ruled out (distinct, 0–9), per position and LED ("a"–"g")
+    `"lit"` or `"unlit"` (an unknown LED is left out). Both parts may be left out; empty
+    lists and objects are dropped and digits sorted. Anything else: `InvalidNotes`, naming
+    each wrong field."""
+    if not isinstance(data, dict):
+        raise InvalidNotes({"non_field_errors": [_("Notes are a JSON object.")]})
+    errors: dict = {}
+    for key in data.keys() - {"digits", "leds"}:
+        errors[key] = [_('Unknown field: notes hold "digits" and "leds".')]
+    digits, digit_errors = _digit_notes(data.get("digits", {}))
+    leds, led_errors = _led_notes(data.get("leds", {}))
+    if digit_errors:
+        errors["digits"] = digit_errors
+    if led_errors:
+        errors["leds"] = led_errors
+    if errors:
+        raise InvalidNotes(errors)
+    return {"digits": digits, "leds": leds}
+
+
+def _positions(data: object) -> tuple[dict, object]:
+    """The per-position object, or its error: an object keyed by "1"–"6"."""
+    if not isinstance(data, dict):
+        return {}, [_('An object keyed by position, "1" to "6".')]
+    errors = {
+        key: [_('No such position: positions are "1" to "6".')]
+        for key in data
+        if key not in NOTE_POSITIONS
+    }
+    return {key: value for key, value in data.items() if key in NOTE_POSITIONS}, errors
+
+
+def _digit_notes(data: object) -> tuple[dict, object]:
+    by_position, errors = _positions(data)
+    if not isinstance(errors, dict):
+        return {}, errors
+    found = {}
+    for position, ruled_out in by_position.items():
+        if (
+            not isinstance(ruled_out, list)
+            or not all(type(d) is int and d in DIGITS for d in ruled_out)
+            or len(set(ruled_out)) != len(ruled_out)
+        ):
+            errors[position] = [_("A list of distinct digits, 0 to 9.")]
+        elif ruled_out:
+            found[position] = sorted(ruled_out)
+    return dict(sorted(found.items())), errors
+
+
+def _led_notes(data: object) -> tuple[dict, object]:
+    by_position, errors = _positions(data)
+    if not isinstance(errors, dict):
+        return {}, errors
+    found = {}
+    for position, leds in by_position.items():
+        if not isinstance(leds, dict):
+            errors[position] = [_('An object keyed by LED, "a" to "g".')]
+            continue
+        wrong = {}
+        for segment, note in leds.items():
+            if segment not in NOTE_SEGMENTS:
+                wrong[segment] = [_('No such LED: LEDs are "a" to "g".')]
+            elif note not in LED_NOTES:
+                wrong[segment] = [_('"lit" or "unlit"; leave an unknown LED out.')]
+        if wrong:
+            errors[position] = wrong
+        elif leds:
+            found[position] = dict(sorted(leds.items()))
+    return dict(sorted(found.items())), errors
+
+
 # ------------------------------------------------------------------------------ admin replay
 
 
@@ -209,4 +291,5 @@ KIND = GameKind(
     sentences=SENTENCES,
     bot_seed_prefix="digit-code-bot",
     error_messages=ERROR_MESSAGES,
+    notes=notes,
 )

@@ -8,6 +8,7 @@
     notifications  what a player is told outside the game page: "your turn" by e-mail, and
                    whether a device's push is still due
     bots           computer opponents' seats and turns; ratings: the ratings projection
+    notes          a player's private notes on their own seat (outside the log)
 
 Each reads games through `games.repository` and appends through `entries.entry_append`; side
 effects (push, e-mail) run only once the transaction commits. Tasks call services; services

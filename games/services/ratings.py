@@ -2,7 +2,14 @@
 rebuilt from the logs to prove it.
 
     ratings.game_ended(game=row, seats=loaded.seats, final=state)  # entries.entry_append
-    ratings.ratings_rebuilt()  # -> Rebuilt(changes, ratings): what the logs say, to compare
+    ratings.ratings_rebuilt(pool="digit-code")  # -> Rebuilt(changes, ratings): what the logs
+                                                #    say of one pool, to compare
+
+Pools. Each game rates into its registration's rating pool (`GameKind.rating_pool`;
+`pool_of(game)`): a player has one rating per pool (`PlayerRating` per (user, pool)), and
+everything the rules count is counted within the pool: the games that moved a rating (rule 5),
+the day's games of a pair (rule 3). Pools never meet: a Digit Code game moves no Bahama Taxi
+rating, and `rebuild` runs over one pool's games at a time.
 
 The rules (which games rate whom, ties, quitters last, repeated pairs, real play, provisional
 accounts) are pure and live in `games/ratings.py`; this module only feeds them from the
@@ -29,7 +36,7 @@ from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.db.models import Prefetch, Q
 
-from games import state
+from games import registry, state
 from games.models import Game, PlayerRating, RatingChange, Seat
 from games.ratings import (
     FinishedGame,
@@ -50,6 +57,20 @@ def rating_policy() -> Policy:
         provisional_games=settings.RATING_PROVISIONAL_GAMES,
         provisional_age=datetime.timedelta(days=settings.RATING_PROVISIONAL_DAYS),
     )
+
+
+def pools() -> tuple[str, ...]:
+    """Every rating pool, in the order of the registry (the default game's first)."""
+    return tuple(dict.fromkeys(kind.rating_pool for kind in registry.all()))
+
+
+def pool_of(game: Game) -> str:
+    return game.game_kind.rating_pool
+
+
+def kinds_in(pool: str) -> list[str]:
+    """The games (`Game.kind`) that rate into `pool`."""
+    return [kind.key for kind in registry.all() if kind.rating_pool == pool]
 
 
 def finished_game(
@@ -82,24 +103,24 @@ def game_ended(*, game: Game, seats: Iterable, final: Any) -> list[RatingChange]
     finished = finished_game(game=game, players=tuple(players), final=final, joined=joined)
     if not is_rated(finished):
         return []
+    pool = pool_of(game)
     # a row for each (so each can be locked), then lock them in one order: two games of one
     # player ending together take turns instead of both starting from the same rating
     PlayerRating.objects.bulk_create(
-        [_rating_row(user, Rating(), game.finished_at, games=0) for user in humans],
+        [_rating_row(user, pool, Rating(), game.finished_at, games=0) for user in humans],
         ignore_conflicts=True,
     )
-    rows = {
-        row.user_id: row
-        for row in PlayerRating.objects.select_for_update().filter(user__in=humans).order_by("pk")
-    }
+    locked = PlayerRating.objects.select_for_update().filter(user__in=humans, pool=pool)
+    rows = {row.user_id: row for row in locked.order_by("user_id")}
     priors = {user: Rating(row.mu, row.sigma) for user, row in rows.items()}
     played = {user: row.games for user, row in rows.items()}
-    pairs = _pairs_before(game, humans, finished.ended_on)
+    pairs = _pairs_before(game, humans, finished.ended_on, pool)
     moved = rate(finished, priors, pairs, played=played, policy=rating_policy())
     changes = [
         RatingChange(
             user_id=user,
             game=game,
+            pool=pool,
             players=game.players,
             mu_before=priors[user].mu,
             sigma_before=priors[user].sigma,
@@ -121,14 +142,15 @@ def game_ended(*, game: Game, seats: Iterable, final: Any) -> list[RatingChange]
     return changes
 
 
-def _pairs_before(game: Game, humans: list[int], day: datetime.date) -> PairCounts:
-    """Rule 3's totals: the rated games that ended that UTC day before this one, between
-    these players."""
+def _pairs_before(game: Game, humans: list[int], day: datetime.date, pool: str) -> PairCounts:
+    """Rule 3's totals: the rated games of the pool that ended that UTC day before this one,
+    between these players."""
     start = datetime.datetime.combine(day, datetime.time(), tzinfo=datetime.UTC)
     earlier = (
         Game.objects.filter(
             rated=True,
             status=Game.Status.FINISHED,
+            kind__in=kinds_in(pool),
             finished_at__gte=start,
             finished_at__lte=game.finished_at,
             seats__user__in=humans,
@@ -148,9 +170,10 @@ def _pairs_before(game: Game, humans: list[int], day: datetime.date) -> PairCoun
     return PairCounts(day, totals)
 
 
-def _rating_row(user: int, rating: Rating, when, *, games: int) -> PlayerRating:
+def _rating_row(user: int, pool: str, rating: Rating, when, *, games: int) -> PlayerRating:
     return PlayerRating(
         user_id=user,
+        pool=pool,
         mu=rating.mu,
         sigma=rating.sigma,
         ordinal=rating.ordinal,
@@ -166,10 +189,11 @@ def _utc_day(moment: datetime.datetime) -> datetime.date:
 # --------------------------------------------------------------------------------- the rebuild
 
 
-def finished_games_in_end_order() -> Iterator[tuple[Game, FinishedGame]]:
-    """Every finished rated game, replayed from its log, in the order the games ended."""
+def finished_games_in_end_order(pool: str) -> Iterator[tuple[Game, FinishedGame]]:
+    """Every finished rated game of the pool, replayed from its log, in the order the games
+    ended."""
     games = (
-        Game.objects.filter(status=Game.Status.FINISHED, rated=True)
+        Game.objects.filter(status=Game.Status.FINISHED, rated=True, kind__in=kinds_in(pool))
         .order_by("finished_at", "pk")
         .prefetch_related(Prefetch("seats", queryset=Seat.objects.select_related("user")))
     )
@@ -185,8 +209,8 @@ def finished_games_in_end_order() -> Iterator[tuple[Game, FinishedGame]]:
 
 @dataclass
 class Rebuilt:
-    """What the logs say the ratings are: every change (user, game) → (before, after), and
-    each player's rating with the number of games that moved it."""
+    """What the logs say the ratings of one pool are: every change (user, game) → (before,
+    after), and each player's rating with the number of games that moved it."""
 
     changes: dict[tuple[int, int], tuple[Rating, Rating]]
     ratings: dict[int, Rating]
@@ -195,15 +219,15 @@ class Rebuilt:
     players: dict[int, int]  # game id -> its number of players
 
 
-def ratings_rebuilt() -> Rebuilt:
-    """Replay every finished rated game's log in end order: `rate` game by game for the
-    changes, and `rebuild` for the final ratings (the two must agree)."""
+def ratings_rebuilt(pool: str) -> Rebuilt:
+    """Replay the log of every finished rated game of the pool in end order: `rate` game by
+    game for the changes, and `rebuild` for the final ratings (the two must agree)."""
     found = Rebuilt({}, {}, {}, {}, {})
     policy = rating_policy()
     current: dict[int, Rating] = {}
     pairs = PairCounts()
     finished: list[FinishedGame] = []
-    for game, facts in finished_games_in_end_order():
+    for game, facts in finished_games_in_end_order(pool):
         finished.append(facts)
         moved = rate(facts, current, pairs, played=found.games, policy=policy)
         for user, after in moved.items():
@@ -219,16 +243,17 @@ def ratings_rebuilt() -> Rebuilt:
     return found
 
 
-def ratings_stored() -> tuple[dict, dict, dict]:
-    """The stored changes (user, game) → (before, after), ratings and games per player."""
+def ratings_stored(pool: str) -> tuple[dict, dict, dict]:
+    """The pool's stored changes (user, game) → (before, after), ratings and games per
+    player."""
     changes = {
         (c.user_id, c.game_id): (
             Rating(c.mu_before, c.sigma_before),
             Rating(c.mu_after, c.sigma_after),
         )
-        for c in RatingChange.objects.all()
+        for c in RatingChange.objects.filter(pool=pool)
     }
-    rows = PlayerRating.objects.filter(games__gt=0)
+    rows = PlayerRating.objects.filter(games__gt=0, pool=pool)
     return (
         changes,
         {r.user_id: Rating(r.mu, r.sigma) for r in rows},
@@ -236,15 +261,17 @@ def ratings_stored() -> tuple[dict, dict, dict]:
     )
 
 
-def ratings_write(rebuilt: Rebuilt) -> None:
-    """Replace every stored rating by the rebuilt ones (the caller holds a transaction)."""
-    RatingChange.objects.all().delete()
-    PlayerRating.objects.all().delete()
+def ratings_write(rebuilt: Rebuilt, pool: str) -> None:
+    """Replace the pool's stored ratings by the rebuilt ones (the caller holds a transaction).
+    A change stored in another pool for a game the logs put in this one is replaced too."""
+    RatingChange.objects.filter(Q(pool=pool) | Q(game__kind__in=kinds_in(pool))).delete()
+    PlayerRating.objects.filter(pool=pool).delete()
     RatingChange.objects.bulk_create(
         [
             RatingChange(
                 user_id=user,
                 game_id=game,
+                pool=pool,
                 players=rebuilt.players[game],
                 mu_before=before.mu,
                 sigma_before=before.sigma,
@@ -261,7 +288,7 @@ def ratings_write(rebuilt: Rebuilt) -> None:
         last[user] = max(when, last.get(user, when))
     PlayerRating.objects.bulk_create(
         [
-            _rating_row(user, rating, last[user], games=rebuilt.games[user])
+            _rating_row(user, pool, rating, last[user], games=rebuilt.games[user])
             for user, rating in rebuilt.ratings.items()
         ],
         batch_size=1000,

@@ -68,10 +68,10 @@ def test_the_profile_page_draws_the_rating_history_as_svg(make_player):
     page = _browser(ben).get(f"/players/{ana.user.pk}")
     html = page.content.decode()
     assert page.status_code == 200
-    assert '<svg id="rating-chart" role="img"' in html and "<polyline points=" in html
+    assert '<svg id="rating-chart-bahama-taxi" role="img"' in html and "<polyline points=" in html
     assert html.count("<circle ") == 2
     empty = _browser(ben).get(f"/players/{make_player().user.pk}").content.decode()
-    assert 'id="no-rating"' in empty and "<svg" not in empty
+    assert 'id="no-rating-bahama-taxi"' in empty and "<svg" not in empty
 
 
 def test_the_leaderboard_page_links_to_profiles_and_table_sizes(make_player):

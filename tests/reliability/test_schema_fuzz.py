@@ -42,6 +42,7 @@ RULES_IN_WORDS = {
     "username": "Unicode letters and digits, @ . + - _ (no portable schema pattern for it)",
     "display_name": "no invisible characters, at most 3 combining marks in a row",
     "text": "printable characters",
+    "notes": "the game's own notes (RULES-digit-code.md C2; its registration validates them)",
     "bots": "fewer computer opponents than places (a rule between two fields)",
     "options": "Bahama Taxi's options as one object or as three fields, not both (between fields)",
     "cursor": "a cursor the list made (opaque: taxi_project/pagination.py)",

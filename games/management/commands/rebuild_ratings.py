@@ -1,10 +1,13 @@
-"""`python manage.py rebuild_ratings [--write]`: rebuild every rating from the logs and compare.
+"""`python manage.py rebuild_ratings [--pool POOL] [--write]`: rebuild every rating from the
+logs and compare.
 
 Ratings are a projection of the logs (docs/bots-and-ratings.md): this replays every
 finished rated game's log in the order the games ended, rates them again
 (`games.services.ratings.ratings_rebuilt`) and compares the result with the stored rating
-changes and current ratings. Each difference is printed; the exit status is 1 if there is any.
-`--write` replaces the stored ratings by the rebuilt ones (in one transaction) instead. The
+changes and current ratings, pool by pool (each game rates into its registration's pool:
+`bahama-taxi`, `digit-code`); `--pool` takes one, every pool by default. Each difference is
+printed; the exit status is 1 if there is any. `--write` replaces the stored ratings by the
+rebuilt ones (in one transaction) instead. The
 rebuild rates under the settings' policy (`RATING_MIN_OWN_TURNS`, `RATING_PROVISIONAL_GAMES`,
 `RATING_PROVISIONAL_DAYS`), as the write path does: after changing one, `--write`.
 """
@@ -14,7 +17,7 @@ from __future__ import annotations
 from django.core.management.base import BaseCommand, CommandError
 from django.db import transaction
 
-from games.services.ratings import ratings_rebuilt, ratings_stored, ratings_write
+from games.services.ratings import pools, ratings_rebuilt, ratings_stored, ratings_write
 
 #: Floating-point noise allowed between a stored and a rebuilt figure.
 TOLERANCE = 1e-9
@@ -63,17 +66,27 @@ class Command(BaseCommand):
         parser.add_argument(
             "--write", action="store_true", help="replace the stored ratings by the rebuilt ones"
         )
+        parser.add_argument(
+            "--pool", choices=pools(), help="one rating pool (a game's); every pool if left out"
+        )
 
-    def handle(self, *args, write: bool = False, **options):
+    def handle(self, *args, write: bool = False, pool: str | None = None, **options):
+        summaries, failed = [], False
         with transaction.atomic():
-            rebuilt = ratings_rebuilt()
-            found = differences(rebuilt, ratings_stored())
-            for line in found:
-                self.stdout.write(line)
-            if write:
-                ratings_write(rebuilt)
-        games = len({game for _user, game in rebuilt.changes})
-        summary = f"{games} rated games, {len(rebuilt.ratings)} players, {len(found)} differences"
-        if found and not write:
+            for each in (pool,) if pool else pools():
+                rebuilt = ratings_rebuilt(each)
+                found = differences(rebuilt, ratings_stored(each))
+                for line in found:
+                    self.stdout.write(f"{each}: {line}")
+                if write:
+                    ratings_write(rebuilt, each)
+                games = len({game for _user, game in rebuilt.changes})
+                summaries.append(
+                    f"{each}: {games} rated games, {len(rebuilt.ratings)} players, "
+                    f"{len(found)} differences" + (" (repaired)" if found and write else "")
+                )
+                failed = failed or bool(found)
+        summary = "; ".join(summaries)
+        if failed and not write:
             raise CommandError(summary)
-        self.stdout.write(summary + (" (repaired)" if found and write else ""))
+        self.stdout.write(summary)

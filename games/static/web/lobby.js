@@ -93,12 +93,47 @@ function syncOpponents() {
   rated.disabled = on;
   rated.checked = on ? false : ratedWanted;
 }
+/** The game chooser: the form shows the chosen game's own options only (its player range,
+ *  its computer levels; Bahama Taxi's movement, shift change, pickup and deadlines only for
+ *  it), and what is hidden is disabled, so it is not sent. */
+function chosenGame() {
+  return createForm.querySelector("input[name=game]:checked");
+}
+
+function syncGame() {
+  const game = chosenGame();
+  if (!game) return;
+  for (const part of createForm.querySelectorAll("[data-game]")) {
+    const ours = part.dataset.game === game.value;
+    part.hidden = !ours;
+    for (const input of part.querySelectorAll("input, select")) input.disabled = !ours;
+  }
+  const min = Number(game.dataset.minPlayers);
+  const max = Number(game.dataset.maxPlayers);
+  for (const option of players.options) {
+    const fits = Number(option.value) >= min && Number(option.value) <= max;
+    option.hidden = !fits;
+    option.disabled = !fits;
+  }
+  if (players.selectedOptions[0]?.disabled) players.value = String(Math.max(min, Math.min(max, 2)));
+  const levels = game.dataset.botLevels.split(" ");
+  for (const select of createForm.querySelectorAll(".bot-place select")) {
+    for (const option of select.options) {
+      option.hidden = option.disabled = !levels.includes(option.value);
+    }
+    if (select.selectedOptions[0]?.disabled) select.value = levels[0];
+  }
+  syncOpponents();
+}
+
+for (const radio of createForm.querySelectorAll("input[name=game]")) radio.addEventListener("change", syncGame);
 computer.addEventListener("change", syncOpponents);
 players.addEventListener("change", syncOpponents);
 rated.addEventListener("change", () => {
   ratedWanted = rated.checked;
 });
 syncOpponents();
+syncGame();
 
 createForm.addEventListener("submit", async (event) => {
   event.preventDefault();
@@ -106,20 +141,27 @@ createForm.addEventListener("submit", async (event) => {
   const button = document.getElementById("create-button");
   button.disabled = true;
   showErrors(createForm, null, "create-error");
+  const game = chosenGame();
   const body = {
+    ...(game ? { game: game.value } : {}),
     players: Number(form.get("players")),
-    movement: form.get("movement"),
-    shift_change: form.get("shift_change") === "on",
-    pickup_before_movement: form.get("pickup_before_movement") === "on",
     visibility: form.get("visibility"),
     clock: form.get("clock"),
-    deadline1_at: localToIso(form.get("deadline1_at")),
-    deadline2_at: localToIso(form.get("deadline2_at")),
     // "Play against the computer": a bot of its own chosen level in every other place, in the
     // order of the form ("Computer 1", "Computer 2", …: the names they get at the table)
     bots: form.get("computer") === "on" ? botPlaces().map((select) => select.value) : [],
     rated: form.get("rated") === "on",
   };
+  // Bahama Taxi's own options, sent only for it (a disabled field is not in the form data)
+  if (form.has("movement")) {
+    Object.assign(body, {
+      movement: form.get("movement"),
+      shift_change: form.get("shift_change") === "on",
+      pickup_before_movement: form.get("pickup_before_movement") === "on",
+      deadline1_at: localToIso(form.get("deadline1_at")),
+      deadline2_at: localToIso(form.get("deadline2_at")),
+    });
+  }
   try {
     const table = await api(createForm.dataset.api, { method: "POST", body });
     window.location.assign(`/games/${table.id}`);
