@@ -4,17 +4,13 @@ profile and leaderboard pages pass axe. Needs PostgreSQL and Redis (the worker's
 
 from __future__ import annotations
 
-import os
 import re
-import uuid
 
 import pytest
 
 from tests.browser.conftest import log_in, needs_chromium, settle, watched_page
 from tests.browser.test_accessibility import Axe, violations
-from tests.e2e.server import current_database_url, live_server, request_json
-from tests.players import Player
-from tests.tasks.worker import celery_worker, isolated_redis_url
+from tests.e2e.server import request_json
 
 pytestmark = [
     *needs_chromium,
@@ -23,29 +19,6 @@ pytestmark = [
     pytest.mark.slow,
     pytest.mark.skipif(Axe is None, reason="needs axe-playwright-python"),
 ]
-
-ENV = {"BOT_THINK_SECONDS": "0"}
-
-
-@pytest.fixture(scope="module")
-def server_and_worker(django_db_setup):
-    redis_url = isolated_redis_url(os.environ["REDIS_URL"])
-    database_url = current_database_url()
-    with celery_worker(database_url=database_url, redis_url=redis_url, env=ENV) as worker:
-        with live_server(
-            database_url=database_url,
-            redis_url=redis_url,
-            workers=2,
-            env={**ENV, "DEBUG": "true"},  # Django serves /static/
-        ) as server:
-            yield server, worker
-
-
-@pytest.fixture
-def person(committed_db, settings):
-    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.PBKDF2PasswordHasher"]
-    name = f"solo{uuid.uuid4().hex[:6]}"
-    return Player(name), (name, "pw-" + name * 2)
 
 
 def test_play_against_the_computer_from_the_lobby_to_the_end(server_and_worker, person, chromium):
