@@ -42,7 +42,7 @@ GAME_COLUMNS = (
     "shift_change", "pickup_before_movement", "movement", "clock", "turn_seconds",
     "deadline1_at", "deadline2_at", "rules_version", "seed", "seed_commitment", "started_at",
     "version", "active_seat", "finished_at", "result", "turn_number", "turn_started_at",
-    "deadlines_reached", "next_deadline_at", "rated",
+    "deadlines_reached", "next_deadline_at", "rated", "kind", "game_options",
 )  # fmt: skip
 SEAT_COLUMNS = ("game_id", "user_id", "join_order", "seat", "joined_at", "bot_level")
 ENTRY_COLUMNS = (

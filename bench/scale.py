@@ -293,19 +293,20 @@ class Filler:
 
 ENDED_KINDS = ("finished", "viewer")
 FILL_RATINGS = """
-INSERT INTO games_playerrating (user_id, mu, sigma, ordinal, games, updated_at)
-SELECT u.id, r.mu, r.sigma, r.mu - 3 * r.sigma, r.games, now()
+INSERT INTO games_playerrating (user_id, pool, mu, sigma, ordinal, games, updated_at)
+SELECT u.id, 'bahama-taxi', r.mu, r.sigma, r.mu - 3 * r.sigma, r.games, now()
   FROM accounts_user u,
        LATERAL (SELECT 20 + 15 * random() AS mu, 1 + 7 * random() AS sigma,
                        1 + (random() * 200)::int AS games, u.id AS id) r
- WHERE NOT EXISTS (SELECT 1 FROM games_playerrating p WHERE p.user_id = u.id)
+ WHERE NOT EXISTS (SELECT 1 FROM games_playerrating p
+                    WHERE p.user_id = u.id AND p.pool = 'bahama-taxi')
 """
 
 _COPY_COLUMNS = (
     "created_by_id, status, visibility, invite_code, players, shift_change, "
     "pickup_before_movement, movement, clock, turn_seconds, deadline1_at, deadline2_at, "
     "rules_version, seed, seed_commitment, version, active_seat, result, turn_number, "
-    "deadlines_reached, rated"
+    "deadlines_reached, rated, kind, game_options"
 )
 REPLICATE_GAMES = f"""
 INSERT INTO games_game (id, created_at, started_at, finished_at, turn_started_at,

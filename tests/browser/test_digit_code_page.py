@@ -306,7 +306,10 @@ def test_a_whole_game_in_two_browsers(table, chromium):
     assert "found the code" in pages[winner].inner_text("#turn-status") or "win" in pages[
         winner
     ].inner_text("#turn-status")
-    assert problems == []
+    # while its network was down the away page's socket tried to reconnect, and Chromium logs
+    # each failed attempt (how many depends on the machine's pace): expected, nothing else is
+    offline = [p for p in problems if "net::ERR_INTERNET_DISCONNECTED" in p]
+    assert [p for p in problems if p not in offline] == []
 
 
 def test_notes_are_private_and_survive_a_reload(table, chromium):

@@ -46,12 +46,13 @@ INSERT INTO games_game (id, created_at, started_at, finished_at, turn_started_at
                         next_deadline_at, created_by_id, status, visibility, invite_code,
                         players, shift_change, pickup_before_movement, movement, clock,
                         turn_seconds, rules_version, seed, seed_commitment, version,
-                        active_seat, result, turn_number, deadlines_reached, rated)
+                        active_seat, result, turn_number, deadlines_reached, rated, kind,
+                        game_options)
 SELECT id + %(offset)s, created_at - %(shift)s, started_at - %(shift)s, finished_at - %(shift)s,
        turn_started_at + %(later)s, next_deadline_at + %(later)s, created_by_id, status,
        visibility, invite_code, players, shift_change, pickup_before_movement, movement, clock,
        turn_seconds, rules_version, seed, seed_commitment, version, active_seat, result,
-       turn_number, deadlines_reached, rated
+       turn_number, deadlines_reached, rated, kind, game_options
   FROM games_game WHERE id = ANY(%(ids)s)
 ---
 INSERT INTO games_seat (game_id, user_id, join_order, seat, joined_at, bot_level)
