@@ -106,12 +106,7 @@ def replay_view(request, model_admin, game_id: int):
     if kind.replay_context is not None:
         context.update(
             {
-                "title": _("Replay of game %(id)s — step %(seq)s of %(last)s")
-                % {"id": game.pk, "seq": seq, "last": last},
-                "seq": seq,
-                "last": last,
-                "message": message,
-                "nav": _navigation(request.path, seq, last),
+                **_step_header(request.path, game.pk, seq, last, message),
                 "entry": _entry_panel(step, names, kind),
                 "panel": _named(kind.replay_context(step.view, before), names),
                 "result": _result_panel(game, names) if game.over else None,
@@ -130,12 +125,7 @@ def replay_view(request, model_admin, game_id: int):
         shown = turns["notifications"]
     context.update(
         {
-            "title": _("Replay of game %(id)s — step %(seq)s of %(last)s")
-            % {"id": game.pk, "seq": seq, "last": last},
-            "seq": seq,
-            "last": last,
-            "message": message,
-            "nav": _navigation(request.path, seq, last),
+            **_step_header(request.path, game.pk, seq, last, message),
             "board": board_drawing(view, shown),
             "turns": turns,
             "seats": _seat_rows(view, names),
@@ -214,6 +204,18 @@ def replay_step(game: Game, seq: int) -> ReplayStep:
 
 
 # ------------------------------------------------------------------------------ panels
+
+
+def _step_header(path: str, game_id: int, seq: int, last: int, message: str | None) -> dict:
+    """What every game's replay page shows above its own panels: title, step, note, links."""
+    return {
+        "title": _("Replay of game %(id)s — step %(seq)s of %(last)s")
+        % {"id": game_id, "seq": seq, "last": last},
+        "seq": seq,
+        "last": last,
+        "message": message,
+        "nav": _navigation(path, seq, last),
+    }
 
 
 def _navigation(base: str, seq: int, last: int) -> list[dict]:
