@@ -6,9 +6,10 @@
 // key, when the socket is closed or its answer is late); a stale_version answer makes us sync
 // again. A lost connection shows "Reconnecting…", retries with exponential backoff, and
 // resyncs from the last seq held, so the log never skips or repeats a line. The page holds no rules: what may be done is the view's `legal_actions`.
-import { api, newKey, socketUrl } from "./api.js";
+import { api, newKey } from "./api.js";
 import { createBoard, fareOf, renderLegend } from "./board.js";
 import { setUpBoardView } from "./board-view.js";
+import { MOVE_ANSWER_WITHIN_MS, PING_EVERY_MS, PONG_WITHIN_MS, SOCKET_ANSWER_WITHIN_MS, addChat as addChatItem, chatItem as plainChatItem, createGameLog, followOpenTable, isMyTurn, openSocket, parseFrame, renderChat as renderChatItems, retryDelay, setUpChatForm, setUpResign, setUpTableButtons, showClock, tableText } from "./game-common.js";
 import { drawMayOffer, newPlan, nextSteps, preview, roads, stepsLeft, turnAction, turnChain } from "./plan.js";
 import { areaLabel, competitionRanks, describe, format, gettext, ngettext, playerNamer, seatLabel } from "./wording.js";
 
@@ -16,12 +17,6 @@ const $ = (id) => document.getElementById(id);
 const data = JSON.parse($("game-data").textContent);
 const boardData = JSON.parse($("board-data").textContent);
 
-const BACKOFF_FIRST_MS = 500;
-const BACKOFF_MAX_MS = 15000;
-const PING_EVERY_MS = 25000;
-const PONG_WITHIN_MS = 10000;
-const MOVE_ANSWER_WITHIN_MS = 15000;
-const SOCKET_ANSWER_WITHIN_MS = 3000; // then the same move (same key) goes over HTTP
 const MODE_KEY = "bahama-taxi:turn-mode";
 
 const state = {
@@ -41,7 +36,6 @@ const state = {
   refs: 0,
   lastFrameAt: 0,
   pingTimer: null,
-  lobbySocket: null,
   pickedThisTurn: 0, // citizens picked up since the turn began: "no one" or "no one more"
   // "plan": the route is drawn on the board and sent once; "steps": one move per step
   mode: readMode(),
@@ -88,22 +82,14 @@ function connect() {
   clearTimeout(state.reconnectTimer);
   state.reconnectTimer = null;
   setConnection("connecting", state.attempts ? gettext("Reconnecting…") : gettext("Connecting…"));
-  const socket = new WebSocket(socketUrl(data.urls.socket));
-  state.socket = socket;
-  socket.addEventListener("message", (event) => {
-    if (socket !== state.socket) return;
-    state.lastFrameAt = Date.now();
-    let frame;
-    try {
-      frame = JSON.parse(event.data);
-    } catch {
-      return;
-    }
-    handle(frame);
-  });
-  socket.addEventListener("close", (event) => {
-    if (socket !== state.socket) return; // replaced on purpose
-    lost(event.code);
+  state.socket = openSocket(data.urls.socket, {
+    current: (socket) => socket === state.socket,
+    onFrame: (text) => {
+      state.lastFrameAt = Date.now();
+      const frame = parseFrame(text);
+      if (frame) handle(frame);
+    },
+    onLost: lost,
   });
 }
 
@@ -131,12 +117,12 @@ function lost(code) {
     render();
     return;
   }
-  const delay = Math.min(BACKOFF_MAX_MS, BACKOFF_FIRST_MS * 2 ** state.attempts);
+  const delay = retryDelay(state.attempts);
   state.attempts += 1;
   setConnection("reconnecting", gettext("Connection lost. Reconnecting…"));
   render();
   clearTimeout(state.reconnectTimer);
-  state.reconnectTimer = setTimeout(connect, delay * (0.75 + Math.random() / 2));
+  state.reconnectTimer = setTimeout(connect, delay);
 }
 
 function send(frame) {
@@ -329,8 +315,7 @@ async function refreshSummary() {
 // ------------------------------------------------------------------------------ moves
 
 function myTurn() {
-  const view = state.view;
-  return Boolean(view && view.status === "playing" && view.you !== null && view.you === view.active_seat);
+  return isMyTurn(state.view);
 }
 
 function legal() {
@@ -690,9 +675,8 @@ function playerOf(seat) {
 
 function turnText() {
   const view = state.view;
-  if (state.status === "open") return gettext("Waiting for players to join.");
-  if (state.status === "cancelled") return gettext("This table was cancelled.");
-  if (!view) return gettext("Loading the game…");
+  const before = tableText(state);
+  if (before) return before;
   if (view.status === "finished") return gettext("The game is over.");
   if (view.status === "aborted") return gettext("The game was aborted.");
   const seat = view.active_seat;
@@ -920,55 +904,16 @@ function render() {
 
 // ------------------------------------------------------------------------------ the log
 
-const logged = new WeakMap(); // log line → its notification, to name players once known
+const gameLog = createGameLog(describe);
 
 function appendLog(seq, notifications) {
-  const nearBottom = logBox.scrollHeight - logBox.scrollTop - logBox.clientHeight < 40;
-  const fragment = document.createDocumentFragment();
-  for (const notification of notifications) {
-    const li = document.createElement("li");
-    li.dataset.seq = String(seq);
-    li.dataset.type = notification.type;
-    li.textContent = describe(notification, state.names);
-    logged.set(li, notification);
-    fragment.appendChild(li);
-  }
-  logLines.appendChild(fragment);
-  if (nearBottom) logBox.scrollTop = logBox.scrollHeight;
+  gameLog.append(seq, notifications, state.names);
 }
 
 // ------------------------------------------------------------------------------ the clock
 
-function remaining(ms) {
-  const total = Math.max(0, Math.ceil(ms / 1000));
-  const days = Math.floor(total / 86400);
-  const hours = Math.floor((total % 86400) / 3600);
-  const minutes = Math.floor((total % 3600) / 60);
-  const seconds = String(total % 60).padStart(2, "0");
-  if (days) return format(gettext("%(days)s d %(hours)s h"), { days, hours });
-  if (hours) return `${hours}:${String(minutes).padStart(2, "0")}:${seconds}`;
-  return `${minutes}:${seconds}`;
-}
-
 function tick() {
-  const clock = $("clock");
-  const view = state.view;
-  if (!view || view.status !== "playing") {
-    clock.textContent = "";
-    return;
-  }
-  const deadline = state.clock && state.clock.turn_deadline_at;
-  if (!deadline) {
-    clock.textContent = gettext("No time limit per turn.");
-    clock.dataset.left = "";
-    return;
-  }
-  const left = new Date(deadline).getTime() - Date.now();
-  clock.dataset.left = String(Math.max(0, Math.round(left / 1000)));
-  clock.classList.toggle("urgent", left < 10000);
-  clock.textContent = left > 0
-    ? format(gettext("Time left for %(seat)s: %(time)s"), { seat: playerOf(view.active_seat), time: remaining(left) })
-    : format(gettext("%(seat)s is out of time; the autopilot will play."), { seat: playerOf(view.active_seat) });
+  showClock(state, playerOf);
 }
 
 setInterval(tick, 1000);
@@ -976,14 +921,7 @@ setInterval(tick, 1000);
 // ------------------------------------------------------------------------------ chat
 
 function chatItem(message) {
-  const li = document.createElement("li");
-  li.dataset.id = String(message.id);
-  const who = document.createElement("strong");
-  who.textContent = message.author.display_name;
-  const when = document.createElement("time");
-  when.dateTime = message.created_at;
-  when.textContent = new Date(message.created_at).toLocaleTimeString([], { hour: "2-digit", minute: "2-digit" });
-  li.append(when, " ", who, ": ", message.text);
+  const li = plainChatItem(message);
   if (message.author.id !== data.user.id) {
     li.append(" ", reportButton(format(gettext("Report this message from %(player)s"), { player: message.author.display_name }), {
       chat_message: message.id,
@@ -994,106 +932,41 @@ function chatItem(message) {
 }
 
 function renderChat(messages) {
-  $("chat-messages").replaceChildren(...messages.map(chatItem));
-  $("chat").scrollTop = $("chat").scrollHeight;
+  renderChatItems(messages, chatItem);
 }
 
 function addChat(message) {
-  const list = $("chat-messages");
-  if (list.querySelector(`li[data-id="${CSS.escape(String(message.id))}"]`)) return;
-  list.appendChild(chatItem(message));
-  $("chat").scrollTop = $("chat").scrollHeight;
+  addChatItem(message, chatItem);
 }
 
-$("chat-form")?.addEventListener("submit", (event) => {
-  event.preventDefault();
-  const input = $("chat-text");
-  const text = input.value.trim();
-  $("chat-error").textContent = "";
-  if (!text) return;
-  if (!send({ type: "chat", text, ref: `c${++state.refs}` })) {
-    $("chat-error").textContent = gettext("Not connected; try again in a moment.");
-    return;
-  }
-  input.value = "";
-});
+setUpChatForm((text) => send({ type: "chat", text, ref: `c${++state.refs}` }));
 
 // ------------------------------------------------------------------------------ open tables
 
-async function tableAction(url) {
-  try {
-    await api(url, { method: "POST", body: {} });
-    window.location.reload();
-  } catch (failure) {
-    $("waiting-error").textContent = failure.message;
-  }
-}
-
-$("join-button").addEventListener("click", () => tableAction(data.urls.join));
-$("leave-button").addEventListener("click", async () => {
-  await tableAction(data.urls.leave);
-});
+setUpTableButtons(data.urls);
 
 /** The log in players' names: lines written before the seats were drawn said "Seat N". */
 function renameLog() {
-  for (const li of logLines.children) {
-    const notification = logged.get(li);
-    if (notification) li.textContent = describe(notification, state.names);
-  }
+  gameLog.rename(state.names);
 }
 
-/** While the table fills up: who joined comes over the user's socket (public tables), with a
- *  slow poll beside it (invite-only tables are not announced). When the game starts, the game
- *  socket is opened anew: one opened on an open table takes the start for already sent and
- *  us for a spectator (see the report in docs), so a fresh one syncs from the beginning. */
 function followTable() {
-  if (state.status !== "open") return;
-  const socket = new WebSocket(socketUrl("/ws/me/"));
-  state.lobbySocket = socket;
-  socket.addEventListener("message", (event) => {
-    const frame = JSON.parse(event.data);
-    if (frame.type === "table" && frame.table.id === data.id) tableChanged(frame.table);
-  });
-  state.tablePoll = setInterval(async () => {
-    try {
-      tableChanged(await api(data.urls.api));
-    } catch {
-      // try again at the next tick
-    }
-  }, 5000);
-}
-
-function tableChanged(table) {
-  if (state.status !== "open") return;
-  data.seats = table.seats.map((s) => ({ seat: s.seat, join_order: s.join_order, name: s.user.display_name, user: s.user.id, bot: s.bot }));
-  if (table.status !== "open") {
-    state.status = table.status;
-    clearInterval(state.tablePoll);
-    state.lobbySocket?.close();
-    if (table.status === "playing") {
+  followOpenTable(state, data, {
+    poll: () => api(data.urls.api),
+    started: () => {
       drop();
       connect();
-    }
-  }
-  render();
+    },
+    render,
+  });
 }
 
 // ------------------------------------------------------------------------------ resign, report
 
-$("resign-button").addEventListener("click", () => {
-  $("resign-error").textContent = "";
-  $("resign-dialog").showModal();
-  $("resign-cancel").focus(); // the safe choice first
-});
-$("resign-cancel").addEventListener("click", () => $("resign-dialog").close());
-$("resign-confirm").addEventListener("click", () => {
-  $("resign-dialog").close();
-  if (!state.synced || state.pending) {
-    $("resign-error").textContent = gettext("Not connected; try again in a moment.");
-    return;
-  }
-  submit({ type: "resign" });
-});
+setUpResign(
+  () => state.synced && !state.pending,
+  () => submit({ type: "resign" }),
+);
 
 let reporting = null; // the report's target: {reported_user} or {chat_message}
 

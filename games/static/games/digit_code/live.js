@@ -7,14 +7,8 @@
 // the socket is closed or its answer is late; `stale_version` makes us sync again. A lost
 // connection retries with exponential backoff and resyncs from the last seq held, so the log
 // never skips or repeats an entry.
-import { api, newKey, socketUrl } from "../../web/api.js";
-
-const BACKOFF_FIRST_MS = 500;
-const BACKOFF_MAX_MS = 15000;
-const PING_EVERY_MS = 25000;
-const PONG_WITHIN_MS = 10000;
-const MOVE_ANSWER_WITHIN_MS = 15000;
-const SOCKET_ANSWER_WITHIN_MS = 3000; // then the same move (same key) goes over HTTP
+import { api, newKey } from "../../web/api.js";
+import { MOVE_ANSWER_WITHIN_MS, PING_EVERY_MS, PONG_WITHIN_MS, SOCKET_ANSWER_WITHIN_MS, openSocket, parseFrame, retryDelay } from "../../web/game-common.js";
 
 /**
  * `urls`: {socket, moves}. `on`: callbacks — `hello(frame)`, `entry(frame)` (each log entry
@@ -54,22 +48,14 @@ export class GameLink {
     clearTimeout(this.reconnectTimer);
     this.reconnectTimer = null;
     this.on.connection(this.attempts ? "reconnecting" : "connecting");
-    const socket = new WebSocket(socketUrl(this.urls.socket));
-    this.socket = socket;
-    socket.addEventListener("message", (event) => {
-      if (socket !== this.socket) return;
-      this.lastFrameAt = Date.now();
-      let frame;
-      try {
-        frame = JSON.parse(event.data);
-      } catch {
-        return;
-      }
-      this.handle(frame);
-    });
-    socket.addEventListener("close", (event) => {
-      if (socket !== this.socket) return; // replaced on purpose
-      this.lost(event.code);
+    this.socket = openSocket(this.urls.socket, {
+      current: (socket) => socket === this.socket,
+      onFrame: (text) => {
+        this.lastFrameAt = Date.now();
+        const frame = parseFrame(text);
+        if (frame) this.handle(frame);
+      },
+      onLost: (code) => this.lost(code),
     });
   }
 
@@ -103,11 +89,11 @@ export class GameLink {
       this.on.connection("closed");
       return;
     }
-    const delay = Math.min(BACKOFF_MAX_MS, BACKOFF_FIRST_MS * 2 ** this.attempts);
+    const delay = retryDelay(this.attempts);
     this.attempts += 1;
     this.on.connection("reconnecting");
     clearTimeout(this.reconnectTimer);
-    this.reconnectTimer = setTimeout(() => this.connect(), delay * (0.75 + Math.random() / 2));
+    this.reconnectTimer = setTimeout(() => this.connect(), delay);
   }
 
   send(frame) {

@@ -5,7 +5,8 @@
 // It follows the game over its socket (live.js) and holds no rules: what may be asked is the
 // view's ask offer, and the server judges every move; the page only spares the player a
 // refusal it can see coming (a guess that breaks B2 or B3, or repeats one).
-import { api, socketUrl } from "../../web/api.js";
+import { api } from "../../web/api.js";
+import { addChat, createGameLog, followOpenTable, isMyTurn, renderChat, setUpChatForm, setUpResign, setUpTableButtons, showClock, tableText } from "../../web/game-common.js";
 import { competitionRanks, seatLabel } from "../../web/wording.js";
 import {
   LIT,
@@ -184,8 +185,7 @@ function mySeat() {
 }
 
 function myTurn() {
-  const view = state.view;
-  return Boolean(view && view.status === "playing" && view.you !== null && view.you === view.active_seat);
+  return isMyTurn(state.view);
 }
 
 function canMove() {
@@ -198,9 +198,8 @@ function over() {
 
 function turnText() {
   const view = state.view;
-  if (state.status === "open") return gettext("Waiting for players to join.");
-  if (state.status === "cancelled") return gettext("This table was cancelled.");
-  if (!view) return gettext("Loading the game…");
+  const before = tableText(state);
+  if (before) return before;
   if (view.status === "aborted") return gettext("The game was stopped by a moderator.");
   if (view.status === "finished") {
     const winner = view.result?.winner;
@@ -817,30 +816,15 @@ function renderAnswers() {
 
 const namesKey = () => [...state.names.entries()].map((e) => e.join("=")).join("|");
 
-const logged = new WeakMap();
+// a turn's end has no line of its own: the next turn's line says as much
+const gameLog = createGameLog(describe, (notification) => notification.type === "turn_ended");
 
 function appendLog(seq, notifications) {
-  const box = $("log");
-  const nearBottom = box.scrollHeight - box.scrollTop - box.clientHeight < 40;
-  const fragment = document.createDocumentFragment();
-  for (const notification of notifications) {
-    if (notification.type === "turn_ended") continue; // the next turn's line says as much
-    const li = document.createElement("li");
-    li.dataset.seq = String(seq);
-    li.dataset.type = notification.type;
-    li.textContent = describe(notification, state.names);
-    logged.set(li, notification);
-    fragment.appendChild(li);
-  }
-  $("log-lines").appendChild(fragment);
-  if (nearBottom) box.scrollTop = box.scrollHeight;
+  gameLog.append(seq, notifications, state.names);
 }
 
 function renameLog() {
-  for (const li of $("log-lines").children) {
-    const notification = logged.get(li);
-    if (notification) li.textContent = describe(notification, state.names);
-  }
+  gameLog.rename(state.names);
 }
 
 // ------------------------------------------------------------------------------ the end
@@ -924,36 +908,8 @@ async function checkFairness(view) {
 
 // ------------------------------------------------------------------------------ the clock
 
-function remaining(ms) {
-  const total = Math.max(0, Math.ceil(ms / 1000));
-  const days = Math.floor(total / 86400);
-  const hours = Math.floor((total % 86400) / 3600);
-  const minutes = Math.floor((total % 3600) / 60);
-  const seconds = String(total % 60).padStart(2, "0");
-  if (days) return format(gettext("%(days)s d %(hours)s h"), { days, hours });
-  if (hours) return `${hours}:${String(minutes).padStart(2, "0")}:${seconds}`;
-  return `${minutes}:${seconds}`;
-}
-
 function tick() {
-  const clock = $("clock");
-  const view = state.view;
-  if (!view || view.status !== "playing") {
-    clock.textContent = "";
-    return;
-  }
-  const deadline = state.clock && state.clock.turn_deadline_at;
-  if (!deadline) {
-    clock.textContent = gettext("No time limit per turn.");
-    clock.dataset.left = "";
-    return;
-  }
-  const left = new Date(deadline).getTime() - Date.now();
-  clock.dataset.left = String(Math.max(0, Math.round(left / 1000)));
-  clock.classList.toggle("urgent", left < 10000);
-  clock.textContent = left > 0
-    ? format(gettext("Time left for %(seat)s: %(time)s"), { seat: nameOf(view.active_seat), time: remaining(left) })
-    : format(gettext("%(seat)s is out of time; the autopilot will play."), { seat: nameOf(view.active_seat) });
+  showClock(state, nameOf);
 }
 
 setInterval(tick, 1000);
@@ -1008,106 +964,33 @@ function render() {
 
 // ------------------------------------------------------------------------------ chat
 
-function chatItem(message) {
-  const li = document.createElement("li");
-  li.dataset.id = String(message.id);
-  const who = document.createElement("strong");
-  who.textContent = message.author.display_name;
-  const when = document.createElement("time");
-  when.dateTime = message.created_at;
-  when.textContent = new Date(message.created_at).toLocaleTimeString([], { hour: "2-digit", minute: "2-digit" });
-  li.append(when, " ", who, ": ", message.text);
-  return li;
-}
-
-function renderChat(messages) {
-  $("chat-messages").replaceChildren(...messages.map(chatItem));
-  $("chat").scrollTop = $("chat").scrollHeight;
-}
-
-function addChat(message) {
-  const list = $("chat-messages");
-  if (list.querySelector(`li[data-id="${CSS.escape(String(message.id))}"]`)) return;
-  list.appendChild(chatItem(message));
-  $("chat").scrollTop = $("chat").scrollHeight;
-}
-
-$("chat-form")?.addEventListener("submit", (event) => {
-  event.preventDefault();
-  const input = $("chat-text");
-  const text = input.value.trim();
-  $("chat-error").textContent = "";
-  if (!text) return;
-  if (!link.chat(text)) {
-    $("chat-error").textContent = gettext("Not connected; try again in a moment.");
-    return;
-  }
-  input.value = "";
-});
+setUpChatForm((text) => link.chat(text));
 
 // ------------------------------------------------------------------------------ the table
 
-async function tableAction(url) {
-  try {
-    await api(url, { method: "POST", body: {} });
-    window.location.reload();
-  } catch (failure) {
-    $("waiting-error").textContent = failure.message;
-  }
-}
+setUpTableButtons(data.urls);
 
-$("join-button").addEventListener("click", () => tableAction(data.urls.join));
-$("leave-button").addEventListener("click", () => tableAction(data.urls.leave));
-
-/** While the table fills up: who joined comes over the user's socket (public tables), with a
- *  slow poll beside it; when the game starts, the game socket is opened anew. */
 function followTable() {
-  if (state.status !== "open") return;
-  const socket = new WebSocket(socketUrl("/ws/me/"));
-  socket.addEventListener("message", (event) => {
-    const frame = JSON.parse(event.data);
-    if (frame.type === "table" && frame.table.id === data.id) tableChanged(frame.table, socket);
-  });
-  state.tablePoll = setInterval(async () => {
-    try {
+  followOpenTable(state, data, {
+    poll: async () => {
       const summary = await api(urls.api);
-      tableChanged(summary.game && typeof summary.game === "object" ? summary.game : summary, socket);
-    } catch {
-      // again at the next tick
-    }
-  }, 5000);
-}
-
-function tableChanged(table, socket) {
-  if (state.status !== "open") return;
-  data.seats = table.seats.map((s) => ({ seat: s.seat, join_order: s.join_order, name: s.user.display_name, user: s.user.id, bot: s.bot }));
-  if (table.status !== "open") {
-    state.status = table.status;
-    clearInterval(state.tablePoll);
-    socket.close();
-    if (table.status === "playing") link.reconnect();
-  }
-  render();
+      return summary.game && typeof summary.game === "object" ? summary.game : summary;
+    },
+    started: () => link.reconnect(),
+    render,
+  });
 }
 
 // ------------------------------------------------------------------------------ resign
 
-$("resign-button").addEventListener("click", () => {
-  $("resign-error").textContent = "";
-  $("resign-dialog").showModal();
-  $("resign-cancel").focus(); // the safe choice first
-});
-$("resign-cancel").addEventListener("click", () => $("resign-dialog").close());
-$("resign-confirm").addEventListener("click", () => {
-  $("resign-dialog").close();
-  if (!link.synced || link.busy()) {
-    $("resign-error").textContent = gettext("Not connected; try again in a moment.");
-    return;
-  }
-  state.lastMove = "resign";
-  link.submit({ type: "resign", seat: state.view.you });
-  render();
-});
+setUpResign(
+  () => link.synced && !link.busy(),
+  () => {
+    state.lastMove = "resign";
+    link.submit({ type: "resign", seat: state.view.you });
+    render();
+  },
+);
 
 render();
 link.connect();
