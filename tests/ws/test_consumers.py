@@ -48,6 +48,18 @@ async def frames_until(ws, kind: str, limit: int = 50) -> list[dict]:
     raise AssertionError(f"no {kind} frame in {got}")
 
 
+async def open_game_socket(game_id: int, player, *, synced: bool = False):
+    """A game socket past its hello; `synced`: also past the answer to `sync {after: 0}`."""
+    ws = socket(f"/ws/games/{game_id}/", player)
+    connected, _ = await ws.connect(timeout=10)
+    assert connected
+    assert (await ws.receive_json_from(timeout=10))["type"] == "hello"
+    if synced:
+        await ws.send_json_to({"type": "sync", "after": 0})
+        await frames_until(ws, "synced")
+    return ws
+
+
 def move_over_http(game_id, by_seat):
     game = Game.objects.get(pk=game_id)
     response = by_seat[game.active_seat].move(game_id, autopilot_choice(game_id), game.version)

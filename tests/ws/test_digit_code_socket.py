@@ -9,7 +9,7 @@ import uuid
 from games import registry, state
 from games.models import Game
 from tests.players import seat_players, start_game
-from tests.ws.test_consumers import frames_until, run, socket
+from tests.ws.test_consumers import frames_until, open_game_socket, run
 
 engine = registry.get("digit-code").engine
 
@@ -24,14 +24,7 @@ def test_G6_a_question_asked_over_the_socket_reaches_every_socket_without_the_co
     ask = {"type": "ask", "question": {"kind": "count", "line": "row", "index": 1}}
 
     async def scenario():
-        sockets = []
-        for player in (mover, other):
-            ws = socket(f"/ws/games/{game_id}/", player)
-            assert (await ws.connect(timeout=10))[0]
-            assert (await ws.receive_json_from(timeout=10))["type"] == "hello"
-            await ws.send_json_to({"type": "sync", "after": 0})
-            await frames_until(ws, "synced")
-            sockets.append(ws)
+        sockets = [await open_game_socket(game_id, p, synced=True) for p in (mover, other)]
         key = uuid.uuid4().hex
         await sockets[0].send_json_to(
             {"type": "move", "ref": "q", "action": ask, "version": 0, "idempotency_key": key}

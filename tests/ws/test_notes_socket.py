@@ -6,7 +6,7 @@ from __future__ import annotations
 from tests.digit_code.test_notes import NOTES, put
 from tests.digit_code.test_platform_api import autopilot_choice
 from tests.players import seat_players, start_game
-from tests.ws.test_consumers import frames_until, run, socket
+from tests.ws.test_consumers import frames_until, open_game_socket, run
 
 
 def test_C2_saving_notes_sends_no_frame_to_any_socket(make_player):
@@ -18,14 +18,7 @@ def test_C2_saving_notes_sends_no_frame_to_any_socket(make_player):
     async def scenario():
         from channels.db import database_sync_to_async
 
-        sockets = []
-        for player in (me, other):
-            ws = socket(f"/ws/games/{game_id}/", player)
-            assert (await ws.connect(timeout=10))[0]
-            assert (await ws.receive_json_from(timeout=10))["type"] == "hello"
-            await ws.send_json_to({"type": "sync", "after": 0})
-            await frames_until(ws, "synced")
-            sockets.append(ws)
+        sockets = [await open_game_socket(game_id, p, synced=True) for p in (me, other)]
         saved = await database_sync_to_async(put)(me, game_id, NOTES)
         assert saved.status_code == 200
         quiet = [await ws.receive_nothing(timeout=0.5) for ws in sockets]

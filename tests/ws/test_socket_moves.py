@@ -14,18 +14,7 @@ from channels.db import database_sync_to_async
 
 from games.models import Game, GameEntry
 from tests.players import autopilot_choice
-from tests.ws.test_consumers import frames_until, run, socket
-
-
-async def _open(game_id: int, player, *, synced: bool = False):
-    ws = socket(f"/ws/games/{game_id}/", player)
-    connected, _ = await ws.connect(timeout=10)
-    assert connected
-    assert (await ws.receive_json_from(timeout=10))["type"] == "hello"
-    if synced:
-        await ws.send_json_to({"type": "sync", "after": 0})
-        await frames_until(ws, "synced")
-    return ws
+from tests.ws.test_consumers import open_game_socket, run
 
 
 async def _answer(ws, ref: str) -> dict:
@@ -48,7 +37,8 @@ def test_one_key_sent_on_two_sockets_at_once_moves_once(table):
     key = uuid.uuid4().hex
 
     async def scenario():
-        first, second = await _open(game_id, mover), await _open(game_id, mover)
+        first = await open_game_socket(game_id, mover)
+        second = await open_game_socket(game_id, mover)
         move = {"type": "move", "action": action, "version": 0, "idempotency_key": key}
         await asyncio.gather(
             first.send_json_to({**move, "ref": "a"}), second.send_json_to({**move, "ref": "b"})
@@ -76,7 +66,7 @@ def test_a_key_used_over_http_is_replayed_over_the_socket_and_the_other_way(tabl
     assert over_http.status_code == 201
 
     async def scenario():
-        ws = await _open(game_id, mover)
+        ws = await open_game_socket(game_id, mover)
         move = {"type": "move", "action": action, "version": 0, "idempotency_key": key}
         await ws.send_json_to({**move, "ref": "again"})
         again = await _answer(ws, "again")
@@ -97,7 +87,7 @@ def test_a_key_used_over_http_is_replayed_over_the_socket_and_the_other_way(tabl
     second_key = uuid.uuid4().hex
 
     async def over_socket():
-        ws = await _open(game_id, socket_mover)
+        ws = await open_game_socket(game_id, socket_mover)
         await ws.send_json_to(
             {
                 "type": "move",
@@ -124,7 +114,8 @@ def test_two_moves_at_the_same_version_one_wins_the_other_is_stale(table):
     action = autopilot_choice(game_id)
 
     async def scenario():
-        first, second = await _open(game_id, mover), await _open(game_id, mover)
+        first = await open_game_socket(game_id, mover)
+        second = await open_game_socket(game_id, mover)
         frames = [
             {
                 "type": "move",
@@ -170,7 +161,7 @@ def test_the_move_limit_holds_for_frames_sent_at_once_on_two_sockets(table, four
     game_id, mover = _mover(table)
 
     async def scenario():
-        sockets = [await _open(game_id, mover), await _open(game_id, mover)]
+        sockets = [await open_game_socket(game_id, mover), await open_game_socket(game_id, mover)]
         sends, refs = [], []
         for i in range(6):  # six at once, three on each socket: four are counted in, two not
             ref = f"r{i}"
