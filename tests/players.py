@@ -95,15 +95,15 @@ def finished_by_autopilot(players: list[Player], **options) -> int:
 
 
 def played_out(game_id: int) -> None:
-    """A running game played to its end by the autopilot through the write paths' append."""
+    """A running game, of any game, played to its end by its autopilot through the write paths'
+    append (its ratings too)."""
     from games import repository
     from games.services import entries
 
     loaded = repository.load(game_id)
+    autopilot = loaded.game.game_kind.engine.autopilot_action
     users = {seat.seat: seat.user_id for seat in loaded.seats}
     while not loaded.state.over:
         seat = loaded.state.current_player()
-        entry = repository.NewEntry(
-            engine.autopilot_action(loaded.state), actor=User(pk=users[seat]), seat=seat
-        )
+        entry = repository.NewEntry(autopilot(loaded.state), actor=User(pk=users[seat]), seat=seat)
         entries.entry_append(loaded, entry, expected_version=loaded.game.version)

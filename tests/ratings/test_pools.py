@@ -11,28 +11,19 @@ from django.test import Client
 from django.utils import timezone
 
 from accounts.models import User
-from games import registry, repository
+from games import registry
 from games.models import Game, PlayerRating, RatingChange
 from games.ratings import Rating
-from games.services import entries
 from games.services.ratings import pools, ratings_rebuilt, ratings_stored
 from tests.migrations import migrate, migrated_back
-from tests.players import finished_by_autopilot, start_game
+from tests.players import finished_by_autopilot, played_out, start_game
 
 
 def digit_code_played_out(players) -> Game:
     """A rated Digit Code game started over the API, played to its end by its autopilot (C1)
     through the write paths' append (its ratings too)."""
     game_id = start_game(players, game="digit-code")
-    loaded = repository.load(game_id)
-    engine = registry.get("digit-code").engine
-    users = {seat.seat: seat.user_id for seat in loaded.seats}
-    while not loaded.state.over:
-        seat = loaded.state.current_player()
-        entry = repository.NewEntry(
-            engine.autopilot_action(loaded.state), actor=User(pk=users[seat]), seat=seat
-        )
-        entries.entry_append(loaded, entry, expected_version=loaded.game.version)
+    played_out(game_id)
     return Game.objects.get(pk=game_id)
 
 
