@@ -203,6 +203,10 @@ class Filler:
         sources = self.distinct[kind]
         done, ids = 0, []
         with psycopg.connect(self.db_url, autocommit=True) as conn:
+            # fresh statistics first: without them (autovacuum lags a bulk load) the planner
+            # reads the sources' entries by a scan of the whole log, once per chunk, and the
+            # fill slows as the log grows
+            conn.execute("ANALYZE games_game, games_seat, games_gameentry")
             while done < count:
                 n = min(count - done, len(sources), 2000)
                 chunk = sources[:n]
