@@ -420,7 +420,10 @@ def space_figures(db_url: str) -> dict:
 def vacuum_analyze(db_url: str) -> float:
     t0 = time.perf_counter()
     with psycopg.connect(db_url, autocommit=True) as conn:
-        for table in ("accounts_user", "games_game", "games_seat", "games_gameentry"):
+        for table in (
+            "accounts_user", "games_game", "games_seat", "games_gameentry", "games_playerrating",
+            "games_ratingchange",
+        ):  # fmt: skip
             conn.execute(f"VACUUM ANALYZE {table}")
     return time.perf_counter() - t0
 
