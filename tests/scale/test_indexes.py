@@ -10,13 +10,23 @@ every statement it sent is then EXPLAINed and the test fails on a sequential sca
 games_game, games_seat or games_gameentry, or on a sort of hundreds of their rows (an index
 read in the wrong order: every finished game sorted to show the newest twenty). The
 statements are the code's own, never copied by hand.
+
+Each SELECT is also judged by the plan PostgreSQL keeps for it once prepared: the server
+prepares a statement run twice on a connection (taxi_project/settings.py), and after five runs
+PostgreSQL may plan it once for any parameters (a generic plan), which knows no value's
+frequency. The statement is PREPAREd, run six times with its own parameters and EXPLAINed as
+the server would then execute it; the same rules apply, and a scan of a whole primary key in
+order that filters the rows it passes (the open tables' generic plan read every game, newest
+first, to find the few open ones: 40 ms at 110,000 games) fails too.
 """
 
 from __future__ import annotations
 
 import json
+import re
 from datetime import UTC, datetime, timedelta
 
+import psycopg
 import pytest
 from django.core.management import call_command
 from django.db import connection
@@ -39,6 +49,8 @@ DISTINCT = 20  # engine-played games of each kind
 COPIES = 100  # each then copied (its log's first 40 entries): ~2,000 finished, ~2,000 running
 PLAYERS = 8  # with tokens; seated among 400 others, each at ~1 % of the games
 OTHERS = 400
+OPEN_TABLES = 5  # public tables waiting for players, opened before the history
+OPEN_COPIES = 8  # each then copied
 SORTED_ROWS = 500  # a sort of this many rows or more reads a share of the whole history
 
 REPLICATE = """
@@ -92,12 +104,22 @@ def _generated(first_id: int, players: list[int], others: list[int], *, running:
 
 @pytest.fixture
 def history():
-    """~4,000 games and their logs, analysed; the players with tokens, by user id."""
+    """~4,000 games and their logs, a few open tables, analysed; the players with tokens, by
+    user id."""
     players = {p.user.pk: p for p in (Player(f"scale{i}") for i in range(PLAYERS))}
     others = [u.pk for u in User.objects.bulk_create(User(username=f"o{i}") for i in range(OTHERS))]
+    opened = [  # the oldest ids: a list of the newest first finds them last
+        player.post("/api/v1/tables", {"players": 4}).json()["id"]
+        for player in list(players.values())[:OPEN_TABLES]
+    ]
     finished = _generated(1_000, sorted(players), others, running=False)
     running = _generated(2_000, sorted(players), others, running=True)
     with connection.cursor() as cursor:
+        for copy in range(1, OPEN_COPIES + 1):  # ~1 % of the games: a frequent status
+            params = {"ids": opened, "offset": 500_000 + copy * 100, "shift": timedelta(0),
+                      "later": timedelta(0), "others": others, "n": OTHERS}  # fmt: skip
+            for statement in REPLICATE.split("---"):
+                cursor.execute(statement, params)
         for ids, kind in ((finished, "finished"), (running, "running")):
             for copy in range(1, COPIES + 1):
                 later = timedelta(minutes=copy) if kind == "running" else timedelta(0)
@@ -121,23 +143,71 @@ def _relations(plan: dict) -> set[str]:
     return found
 
 
-def _whole_history_reads(plan: dict) -> list[str]:
-    """What in a plan grows with the history: a sequential scan of a watched table, or a sort
-    of at least SORTED_ROWS rows read from one (every finished game sorted to show twenty)."""
+def _whole_history_reads(plan: dict, under: str = "") -> list[str]:
+    """What in a plan grows with the history: a sequential scan of a watched table, a sort
+    of at least SORTED_ROWS rows read from one (every finished game sorted to show twenty), or
+    a page read by walking a whole primary key in order and filtering (`under`: the parent
+    node's type)."""
     found = []
     if plan.get("Node Type") == "Seq Scan" and plan.get("Relation Name") in WATCHED:
         found.append(f"Seq Scan on {plan['Relation Name']}")
+    if (
+        under == "Limit"
+        and plan.get("Node Type") in ("Index Scan", "Index Only Scan")
+        and plan.get("Relation Name") in WATCHED
+        and plan.get("Index Name", "").endswith("_pkey")
+        and "Index Cond" not in plan
+        and "Filter" in plan
+    ):
+        found.append(f"{plan['Node Type']} of all {plan['Index Name']}, filtered")
     if plan.get("Node Type") == "Sort" and plan.get("Plan Rows", 0) >= SORTED_ROWS:
         if tables := _relations(plan) & WATCHED:
             found.append(f"Sort of {plan['Plan Rows']} rows of {', '.join(sorted(tables))}")
     for child in plan.get("Plans", []):
-        found += _whole_history_reads(child)
+        found += _whole_history_reads(child, plan.get("Node Type", ""))
     return found
 
 
-def _explained(captured: CaptureQueriesContext) -> list[tuple[str, list[str]]]:
-    """Each data statement the path sent, EXPLAINed: (statement, what it reads of the whole
-    history)."""
+def _plan(cursor, sql: str) -> dict:
+    cursor.execute("EXPLAIN (FORMAT JSON) " + sql)
+    plan = cursor.fetchone()[0]
+    return (json.loads(plan) if isinstance(plan, str) else plan)[0]["Plan"]
+
+
+def _kept_plan(cursor, sql: str, params) -> dict:
+    """The plan PostgreSQL executes a SELECT by once it is prepared and has run six times
+    with these parameters (a generic plan, if it judged one good enough)."""
+    numbered = iter(range(1, 1000))
+    prepared = re.sub(r"%s|%%", lambda m: "%" if m[0] == "%%" else f"${next(numbered)}", sql)
+    literals = ", ".join(
+        psycopg.ClientCursor(cursor.connection).mogrify("%s", [value]) for value in params or ()
+    )
+    execute = f"EXECUTE kept_plan({literals})" if literals else "EXECUTE kept_plan"
+    cursor.execute(f"PREPARE kept_plan AS {prepared}")
+    try:
+        for _ in range(6):
+            cursor.execute(execute)
+        return _plan(cursor, execute)
+    finally:
+        cursor.execute("DEALLOCATE kept_plan")
+
+
+def _outline(plan: dict, depth: int = 0) -> str:
+    """A plan, one line a node: what it is, on what, by which condition."""
+    line = "  " * depth + " ".join(
+        str(plan[key])
+        for key in ("Node Type", "Scan Direction", "Index Name", "Relation Name", "Plan Rows",
+                    "Index Cond", "Filter")
+        if key in plan
+    )  # fmt: skip
+    return "\n".join([line, *(_outline(child, depth + 1) for child in plan.get("Plans", []))])
+
+
+def _explained(
+    captured: CaptureQueriesContext, sent: list[tuple[str, tuple]]
+) -> list[tuple[str, list[str], str]]:
+    """Each data statement the path sent, EXPLAINed, and each SELECT's prepared plan too:
+    (statement, what it reads of the whole history, its plan)."""
     results = []
     with connection.cursor() as cursor:
         for query in captured.captured_queries:
@@ -145,21 +215,32 @@ def _explained(captured: CaptureQueriesContext) -> list[tuple[str, list[str]]]:
             verb = sql.lstrip().split(None, 1)[0].upper()
             if verb not in {"SELECT", "WITH", "UPDATE", "INSERT", "DELETE"}:
                 continue  # savepoints, transaction control
-            cursor.execute("EXPLAIN (FORMAT JSON) " + sql)
-            plan = cursor.fetchone()[0]
-            plan = json.loads(plan) if isinstance(plan, str) else plan
-            results.append((sql, _whole_history_reads(plan[0]["Plan"])))
+            plan = _plan(cursor, sql)
+            results.append((sql, _whole_history_reads(plan), _outline(plan)))
+        raw = cursor.connection
+        for sql, params in sent:
+            if sql.lstrip().split(None, 1)[0].upper() != "SELECT" or isinstance(params, dict):
+                continue  # writes are by key; run six times they would write six times
+            plan = _kept_plan(raw.cursor(), sql, params)
+            results.append((f"(prepared) {sql}", _whole_history_reads(plan), _outline(plan)))
     return results
 
 
 def _run(name: str, path, failures: list[str], counted: dict) -> None:
-    with CaptureQueriesContext(connection) as captured:
+    sent: list[tuple[str, tuple]] = []
+
+    def record(execute, sql, params, many, context):
+        if not many:
+            sent.append((sql, params))
+        return execute(sql, params, many, context)
+
+    with CaptureQueriesContext(connection) as captured, connection.execute_wrapper(record):
         path()
-    explained = _explained(captured)
+    explained = _explained(captured, sent)
     counted[name] = len(explained)
-    for sql, scans in explained:
+    for sql, scans, outline in explained:
         if scans:
-            failures.append(f"{name}: {'; '.join(scans)}:\n    {sql[:600]}")
+            failures.append(f"{name}: {'; '.join(scans)}:\n    {sql[:600]}\n{outline}")
 
 
 def test_every_query_of_the_growing_paths_reads_through_an_index(history, client):
