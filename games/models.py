@@ -137,10 +137,14 @@ class Game(models.Model):
         verbose_name = _("game")
         verbose_name_plural = _("games")
         indexes = [
-            # the open tables, newest first, read off the index in order: a plan that works for
-            # any status (PostgreSQL keeps one generic plan for a prepared statement, and with
-            # the status unknown it walked every game by id to find the few open ones)
-            models.Index(fields=["status", "visibility", "id"], name="game_status_listed"),
+            models.Index(fields=["status", "visibility"]),
+            # the open public tables (the lobby), newest first: an index of those few rows only,
+            # which the lobby's query names by a literal condition (selectors.OPEN_PUBLIC)
+            models.Index(
+                fields=["-id"],
+                condition=models.Q(status="open", visibility="public"),
+                name="game_open_public",
+            ),
             # the deadline sweep's claim: due running games, earliest first, read off the index
             models.Index(
                 fields=["next_deadline_at"],

@@ -9,7 +9,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from django.db.models import Exists, F, OuterRef, Prefetch, Q, QuerySet
+from django.db.models import BooleanField, Exists, F, OuterRef, Prefetch, Q, QuerySet
+from django.db.models.expressions import RawSQL
 from django.utils.translation import gettext as _
 
 from games import log, state, wording
@@ -256,8 +257,20 @@ def seats_of_user_newest(*, user, status: str | None = None) -> QuerySet[Seat]:
     return seats.order_by("-game_id").select_related("game").prefetch_related(seated)
 
 
+#: The lobby's condition, as literals: PostgreSQL keeps one generic plan for a statement the
+#: server prepared (taxi_project/settings.py), and with the status a parameter that plan took
+#: 'open' for a third of all games and walked every game by id to find the few open ones
+#: (40 ms at 110,000 games); a literal condition lets any plan read the index game_open_public.
+OPEN_PUBLIC = RawSQL(
+    f"""("games_game"."status" = '{Game.Status.OPEN.value}'"""
+    f""" AND "games_game"."visibility" = '{Game.Visibility.PUBLIC.value}')""",
+    (),
+    output_field=BooleanField(),
+)
+
+
 def tables_open(*, filters: dict) -> QuerySet[Game]:
-    tables = Game.objects.filter(status=Game.Status.OPEN, visibility=Game.Visibility.PUBLIC)
+    tables = Game.objects.filter(OPEN_PUBLIC)
     columns = {"game": "kind"}  # the API's name of the column
     tables = tables.filter(**{columns.get(k, k): v for k, v in filters.items() if v is not None})
     return tables.order_by("-created_at").prefetch_related(_seats_with_users())
