@@ -154,7 +154,10 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
     # Parameters bound by the server, and a statement run twice on a connection is prepared:
     # PostgreSQL then skips parsing and planning it (the move path's statements cost
     # PostgreSQL 1.6 ms of CPU per move before, 1.1 ms after: BENCHMARKS.md, API). Not for a
-    # PgBouncer before 1.21 in front (docker/README.md).
+    # PgBouncer before 1.21 in front (docker/README.md). After five runs PostgreSQL may keep
+    # one generic plan, blind to how rare a parameter's value is: a list of a rare status (the
+    # lobby's open tables) names it by a literal instead (games/selectors.py, OPEN_PUBLIC), and
+    # tests/scale/test_indexes.py judges each list's statement by the plan the server keeps.
     DATABASES["default"].setdefault("OPTIONS", {}).update(
         {"server_side_binding": True, "prepare_threshold": 2}
     )
