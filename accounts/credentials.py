@@ -8,7 +8,6 @@ never leaves a socket acting on credentials that are gone.
 
 from __future__ import annotations
 
-from functools import cache
 from importlib import import_module
 
 from django.conf import settings
@@ -88,14 +87,13 @@ def _refusal(
 
 
 def _token_refusal(*, user_id: int, token: str) -> tuple[int, str, str] | None:
-    """`socket_refusal` of a token socket in one statement (`_token_sql`), as `_refusal`
+    """`socket_refusal` of a token socket in one statement (`TOKEN_CHECK_SQL`), as `_refusal`
     decides it: a socket checks before each of its moves, and building the ORM's two queries
     cost more than the move's own load of the game."""
     gone = _gone()
     now = timezone.now()
-    alias = router.db_for_read(User)
-    with connections[alias].cursor() as cursor:
-        cursor.execute(_token_sql(alias), [hash_token(token), now, user_id])
+    with connections[router.db_for_read(User)].cursor() as cursor:
+        cursor.execute(TOKEN_CHECK_SQL, [hash_token(token), now, user_id])
         row = cursor.fetchone()
     if row is None:
         return gone
@@ -111,21 +109,18 @@ def _token_refusal(*, user_id: int, token: str) -> tuple[int, str, str] | None:
     return None
 
 
-@cache
-def _token_sql(alias: str) -> str:
-    """The user's standing and whether the token is live (not revoked, not expired), as the
-    ORM path reads them: the columns named by the models."""
-    quote = connections[alias].ops.quote_name
+TOKEN_CHECK_SQL = """
+SELECT u.is_active, u.banned_at, u.suspended_until,
+       EXISTS (SELECT 1 FROM accounts_devicetoken t
+                WHERE t.digest = %s AND t.user_id = u.id
+                  AND (t.expiry IS NULL OR t.expiry > %s))
+  FROM accounts_user u
+ WHERE u.id = %s
+"""
+"""The user's standing, and whether the token (by its digest) is theirs and live at the given
+time. Parameters: the digest, the time, the user's id. The ORM equivalent (`_refusal`):
 
-    def name(model, field: str) -> str:
-        return quote(model._meta.get_field(field).column)
-
-    users, tokens = (quote(m._meta.db_table) for m in (User, DeviceToken))
-    expiry = f"t.{name(DeviceToken, 'expiry')}"
-    return (
-        f"SELECT u.{name(User, 'is_active')}, u.{name(User, 'banned_at')}, "
-        f"u.{name(User, 'suspended_until')}, EXISTS (SELECT 1 FROM {tokens} t "
-        f"WHERE t.{name(DeviceToken, 'digest')} = %s AND t.{name(DeviceToken, 'user')} = "
-        f"u.{name(User, 'id')} AND ({expiry} IS NULL OR {expiry} > %s)) "
-        f"FROM {users} u WHERE u.{name(User, 'id')} = %s"
-    )
+    user = User.objects.filter(pk=user_id).first()
+    live = DeviceToken.objects.filter(digest=digest, user_id=user_id)
+    live.filter(Q(expiry__isnull=True) | Q(expiry__gt=now)).exists()
+"""
