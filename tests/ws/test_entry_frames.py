@@ -11,7 +11,7 @@ from rest_framework.utils.encoders import JSONEncoder
 
 from games import events, selectors
 from games.models import Game
-from tests.players import played_out, seat_players, start_game
+from tests.players import seat_players, start_game
 from tests.ws.test_consumers import move_over_http
 
 
@@ -34,9 +34,9 @@ def carried(data: dict) -> dict:
 
 
 def test_a_frame_joined_from_the_push_is_the_frame_encoded_whole(make_player, monkeypatch):
-    """Three players: moves, a player who leaves while the game goes on (a seat offered no
-    `resign`), the end of the game (no seat offered it). For each entry, the frame of each seat,
-    of the seat to move and of a spectator."""
+    """Three players: moves, then a player who leaves while the game goes on (a seat offered no
+    `resign`); two players: a player leaves and the game ends (no seat offered it). For each
+    entry, the frame of each seat, of the seat to move and of a spectator."""
     messages: list[dict] = []
     push = events.entry_push
 
@@ -45,26 +45,28 @@ def test_a_frame_joined_from_the_push_is_the_frame_encoded_whole(make_player, mo
         return push(message)
 
     monkeypatch.setattr(events, "entry_push", recorded)
-    players = [make_player() for _ in range(3)]
-    game_id = start_game(players, movement="faster")
-    by_seat = seat_players(game_id, players)
-    for _ in range(3):
-        move_over_http(game_id, by_seat)
-    leaving = (Game.objects.get(pk=game_id).active_seat + 1) % 3
-    version = Game.objects.get(pk=game_id).version
-    left = by_seat[leaving].move(game_id, {"type": "resign"}, version)
-    assert left.status_code == 201, left.json()
-    move_over_http(game_id, by_seat)
-    played_out(game_id)
+    leaving = {}
+    for size in (3, 2):
+        players = [make_player() for _ in range(size)]
+        game_id = start_game(players)
+        by_seat = seat_players(game_id, players)
+        for _ in range(3):
+            move_over_http(game_id, by_seat)
+        game = Game.objects.get(pk=game_id)
+        leaving[size] = (game.active_seat + 1) % size
+        left = by_seat[leaving[size]].move(game_id, {"type": "resign"}, game.version)
+        assert left.status_code == 201, left.json()
+        if size == 3:
+            move_over_http(game_id, by_seat)
 
     publics = [m["public"] for m in messages]
     assert any(m["legal"] for m in messages)  # the seat to move's own offers
-    assert any(p["status"] == "playing" and p["seats"][leaving]["zombie"] for p in publics)
+    assert any(p["status"] == "playing" and p["seats"][leaving[3]]["zombie"] for p in publics)
     assert publics[-1]["status"] != "playing"
     for message in messages:
         pushed = carried(events.entry_push(message))
         assert "public" not in pushed and "legal_actions" not in pushed["head"]
-        for seat in (None, 0, 1, 2):
+        for seat in (None, *range(len(message["public"]["seats"]))):
             expected = whole_frame(message, seat)
             assert events.entry_frame(pushed, seat) == expected
             assert events.entry_frame(carried(message), seat) == expected
