@@ -6,6 +6,7 @@
                                                      # then 20 moves/s, 30 s each
     .venv/bin/python bench/ws.py --rate 10 --wait-idle 600   # one level, on a quiet machine
     .venv/bin/python bench/ws.py --quick             # smoke run: 10 games, a few seconds
+    .venv/bin/python bench/ws.py --rate 10 --py-spy /tmp/spy.txt   # + where the server's CPU goes
 
 What it does, all on this machine and only over 127.0.0.1:
 
@@ -87,6 +88,7 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
+from bench import _pyspy  # noqa: E402
 from bench._common import (  # noqa: E402
     busy_fraction,
     drop_database,
@@ -661,11 +663,30 @@ async def run_level(args, server, session, plays: list[GamePlay], rate: float) -
         await asyncio.sleep(max(window[1] - time.perf_counter(), 0))
         return cpu_used(before, cpu_snapshot(server.pid))
 
+    async def spy(path: Path):
+        """py-spy on the server's workers for the measured window: where their CPU goes."""
+        await asyncio.sleep(max(window[0] - time.perf_counter(), 0))
+        recorder = _pyspy.start(server.pid, args.duration, path)
+        try:
+            _, err = await asyncio.to_thread(recorder.communicate, timeout=args.duration + 60)
+        finally:
+            if recorder.poll() is None:
+                recorder.terminate()
+        if recorder.returncode != 0 or not path.exists():
+            log(f"py-spy failed ({recorder.returncode}): {err.decode(errors='replace')[-500:]}")
+            return None
+        return _pyspy.summarize(path)
+
     meter_task = asyncio.create_task(meter())
+    spy_task = None
+    if args.py_spy and not getattr(args, "spied", False):
+        args.spied = True
+        spy_task = asyncio.create_task(spy(Path(args.py_spy)))
     await asyncio.gather(
         *(play_game(session, server.base, p, period, window, moves, errors) for p in plays)
     )
     cpu = await meter_task
+    spied = await spy_task if spy_task is not None else None
     drain_until = time.perf_counter() + args.drain
     while not delivered(plays, moves) and time.perf_counter() < drain_until:
         await asyncio.sleep(0.05)
@@ -688,6 +709,8 @@ async def run_level(args, server, session, plays: list[GamePlay], rate: float) -
         "drain_s": round(drain_s, 2),
         "cpu_measured_window": cpu,
     }
+    if spied is not None:
+        level["py_spy"] = spied
     f = level["frames"]
     log(
         f"rate {rate:g}: {f['frames_received']}/{f['frames_expected']} frames; p99 (i) "
@@ -772,6 +795,8 @@ def report(result: dict, args) -> list[str]:
             f"{GOAL_P99_MS} ms: {verdict(p99_iii)} on (iii); (i), an upper bound (it holds the "
             f"whole HTTP request): {verdict(p99_i)}; (ii), a lower bound: {verdict(p99_ii)}",
         ]
+        if level.get("py_spy"):
+            lines.append("server side: " + _pyspy.report(level["py_spy"]))
     return lines
 
 
@@ -796,6 +821,11 @@ def main() -> int:
     parser.add_argument("--drain", type=float, default=15, help="max s to wait for late frames")
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--connect-concurrency", type=int, default=50)
+    parser.add_argument(
+        "--py-spy", metavar="PATH",
+        help="sample the server's workers with py-spy during the first level's measured "
+        "window; raw stacks to PATH",
+    )  # fmt: skip
     parser.add_argument(
         "--deflate",
         action=argparse.BooleanOptionalAction,

@@ -5,6 +5,7 @@
     python3 dev.py bench                                # installs aiohttp
     .venv/bin/python bench/ws_moves.py --json bench/out/ws_moves.json   # K=100, ~3 min
     .venv/bin/python bench/ws_moves.py --quick          # smoke run (K=10, a few seconds)
+    .venv/bin/python bench/ws_moves.py --py-spy /tmp/spy.txt   # + where the workers' CPU goes
 
 The server is bench/api.py's (uvicorn, 3 workers, PostgreSQL and Redis, production settings,
 bench/_probe.py in each worker unless `--no-probe`). What it does, only over 127.0.0.1:
@@ -46,7 +47,7 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from bench import _breakdown, _client, api  # noqa: E402
+from bench import _breakdown, _client, _pyspy, api  # noqa: E402
 from bench._common import log, machine_speed, wait_quiet  # noqa: E402
 
 try:
@@ -233,6 +234,10 @@ async def run_all(run: api.Run, args) -> dict:
             window = _client.Window(now + args.warmup, now + args.warmup + duration)
             cpu_task = asyncio.create_task(api._meter_window(meter, window))
             probe_task = asyncio.create_task(api._probe_window(run, window, stats, kind))
+            spy_task = None
+            if args.py_spy and not run.spied:
+                run.spied = True
+                spy_task = asyncio.create_task(api._spy_window(run, window, Path(args.py_spy)))
             results = await asyncio.gather(
                 *(
                     play(session, run, ws_base, pair, options, window, stats, game, interval)
@@ -246,6 +251,8 @@ async def run_all(run: api.Run, args) -> dict:
             games[:] = results
             summary = await _window_summary(stats, window, cpu_task, probe_task)
             summary["games_finished"] = stats.games_finished
+            if spy_task is not None and (spy := await spy_task) is not None:
+                summary["py_spy"] = spy
             return summary
 
         log(f"K={k}: socket moves, {args.warmup:g} s warm-up + {args.duration:g} s")
@@ -320,6 +327,8 @@ def report(result: dict, speed: dict) -> None:
         if phase.get("breakdown"):
             for line in _breakdown.text(name, phase["breakdown"]):
                 print(line)
+        if phase.get("py_spy"):
+            print(f"  {name}, server side: " + _pyspy.report(phase["py_spy"]))
 
 
 def parse_args(argv=None):
@@ -341,6 +350,10 @@ def parse_args(argv=None):
     parser.add_argument("--server-cmd", default=None)
     parser.add_argument("--server", choices=["serve", "uvicorn"], default="serve")
     parser.add_argument("--no-probe", action="store_true")
+    parser.add_argument(
+        "--py-spy", metavar="PATH",
+        help="sample the workers with py-spy during the unpaced socket moves; raw stacks to PATH",
+    )  # fmt: skip
     parser.add_argument("--json", metavar="PATH")
     parser.add_argument("--quick", action="store_true", help="smoke run: K=10, short windows")
     args = parser.parse_args(argv)

@@ -24,7 +24,6 @@ moderation); when they are gone it says why and closes (4401 logged out, 4403 re
 from __future__ import annotations
 
 import asyncio
-import json
 import logging
 from functools import cached_property
 
@@ -37,7 +36,6 @@ from django.contrib.auth.models import AnonymousUser
 from django.utils import translation
 from django.utils.translation import gettext
 from rest_framework import exceptions
-from rest_framework.utils.encoders import JSONEncoder
 
 from accounts.credentials import socket_credentials, socket_refusal
 from accounts.middleware import scope_language
@@ -167,8 +165,7 @@ class JsonConsumer(AsyncJsonWebsocketConsumer):
 
     @classmethod
     async def encode_json(cls, content):
-        # DRF's encoder: datetimes exactly as the HTTP API renders them
-        return json.dumps(content, cls=JSONEncoder)
+        return events.encode(content)  # datetimes exactly as the HTTP API renders them
 
     async def receive(self, text_data=None, bytes_data=None, **kwargs):
         if text_data is None or len(text_data) > MAX_FRAME:
@@ -336,21 +333,7 @@ class GameConsumer(JsonConsumer):
             )
             for entry in missing:
                 await self.send_json(frame("entry", **entry, view=None))
-        view = dict(event["public"])
-        view["you"] = self.seat
-        mine = self.seat is not None and self.seat == event["active_seat"]
-        view["legal_actions"] = (event["legal"] if mine else []) + selectors.resign_offer(
-            view, self.seat
-        )
-        await self.send_json(
-            frame(
-                "entry",
-                seq=seq,
-                notifications=event["notifications"],
-                view=view,
-                clock=event["clock"],
-            )
-        )
+        await self.send(text_data=events.entry_frame(event, self.seat))
         self.last_seq = seq
 
     async def started(self, commitment: str | None) -> bool:

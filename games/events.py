@@ -55,7 +55,8 @@ class ClockState(TypedDict):
 
 class EntryMessage(TypedDict):
     """A log entry, with what every socket needs to build its own frame without the database:
-    the public view after it, and the legal actions that only the seat to move's sockets get."""
+    the public view after it, and the legal actions that only the seat to move's sockets get.
+    The channel layer carries it as an `EntryPush`."""
 
     type: Literal["game.entry"]
     game: int
@@ -66,6 +67,25 @@ class EntryMessage(TypedDict):
     public: dict
     active_seat: int | None
     legal: list[dict]
+
+
+class EntryPush(TypedDict):
+    """An `EntryMessage` as the channel layer carries it to the game's sockets: its `entry`
+    frame encoded once, in the pieces that every socket's frame shares, around the two
+    members that differ by seat (`you`, `legal_actions`). A socket joins them (`entry_frame`)
+    rather than decoding and encoding the whole view itself: an entry goes to every socket
+    watching the game, and each used to cost a msgpack decode and a JSON encode of it.
+    Streams read only `type` and `seq`."""
+
+    type: Literal["game.entry"]
+    game: int
+    commitment: str
+    seq: int
+    active_seat: int | None
+    head: str  # the frame up to the view's own members, each followed by ", "
+    legal: str  # the members of the seat to move's `legal_actions` but `resign`
+    resign: list[str]  # by seat: the member `resign` adds to its `legal_actions`, or ""
+    tail: str  # after the view: the clock, and the frame's end
 
 
 class YourTurnMessage(TypedDict):
@@ -99,7 +119,8 @@ class AccountCheckMessage(TypedDict):
 
 
 Message = (
-    EntryMessage
+    EntryPush
+    | EntryMessage
     | YourTurnMessage
     | ChatMessage
     | ChatHiddenMessage
@@ -144,7 +165,74 @@ def _send(group: str, message: Message) -> None:
 
 def _plain(data) -> dict:
     """JSON-safe (datetimes as ISO strings), as the channel layer serialises with msgpack."""
-    return json.loads(json.dumps(data, cls=JSONEncoder))
+    return json.loads(encode(data))
+
+
+def encode(data) -> str:
+    """Frames' JSON: DRF's encoder, so that datetimes read exactly as the HTTP API writes them."""
+    return json.dumps(data, cls=JSONEncoder)
+
+
+def _members(data: dict | list) -> str:
+    """The JSON of a dict's members or a list's items, without the brackets: as `encode` joins
+    them (", "), so that joined pieces read exactly as the whole encoded at once."""
+    return encode(data)[1:-1]
+
+
+def _resign_offer(public: dict, seat: int) -> list[dict]:
+    """`resign` for `seat` from the public view, as `selectors.resign_offer` offers it (the
+    same in every game: while the game runs, to a seat not already left)."""
+    if public["status"] != "playing" or public["seats"][seat]["zombie"]:
+        return []
+    return [{"type": "resign", "seat": seat}]
+
+
+def entry_push(message: EntryMessage) -> EntryPush | EntryMessage:
+    """The message the channel layer carries for `message` (the message itself if its view
+    already has a member `you` or `legal_actions`, which the frame sets: no game's has)."""
+    public = message["public"]
+    if "you" in public or "legal_actions" in public:
+        return message
+    start = {"v": FRAME_VERSION, "type": "entry", "seq": message["seq"],
+             "notifications": message["notifications"]}  # fmt: skip
+    view = "".join(f"{member}, " for member in [_members(public)] if member)
+    return EntryPush(
+        type="game.entry",
+        game=message["game"],
+        commitment=message["commitment"],
+        seq=message["seq"],
+        active_seat=message["active_seat"],
+        head=f'{{{_members(start)}, "view": {{{view}',
+        legal=_members(message["legal"]),
+        resign=[_members(_resign_offer(public, seat)) for seat in range(len(public["seats"]))],
+        tail=f'}}, "clock": {encode(message["clock"])}}}',
+    )
+
+
+def entry_frame(event: EntryPush | EntryMessage, seat: int | None) -> str:
+    """The `entry` frame (docs/websocket.md) of a pushed entry for a socket of `seat` (None: a
+    spectator): the view with `you` and its `legal_actions`, which are the seat to move's
+    offers, then `resign` while the seat may resign. From an `EntryPush`, by joining its
+    pieces; from a whole `EntryMessage` (a view of its own with `you`), by encoding it."""
+    mine = seat is not None and seat == event["active_seat"]
+    if "head" not in event:
+        whole: EntryMessage = event  # type: ignore[assignment]
+        view = dict(whole["public"])
+        view["you"] = seat
+        offers = whole["legal"] if mine else []
+        if seat is not None:
+            offers = offers + _resign_offer(view, seat)
+        view["legal_actions"] = offers
+        return encode({"v": FRAME_VERSION, "type": "entry", "seq": whole["seq"],
+                       "notifications": whole["notifications"], "view": view,
+                       "clock": whole["clock"]})  # fmt: skip
+    push: EntryPush = event  # type: ignore[assignment]
+    members = [push["legal"] if mine else ""]
+    if seat is not None and seat < len(push["resign"]):
+        members.append(push["resign"][seat])
+    offers = ", ".join(member for member in members if member)
+    you = "null" if seat is None else int(seat)
+    return f'{push["head"]}"you": {you}, "legal_actions": [{offers}]{push["tail"]}'
 
 
 def entry_message(
@@ -187,7 +275,7 @@ def entry_committed(
     computer opponent is to move on the new state (`bot`), its task is queued. What to tell
     is the write path's to decide (games/services/entries.py); their devices are
     games/push.py's."""
-    _send(game_group(game_id), message)
+    _send(game_group(game_id), entry_push(message))
     if bot:
         bot_turn_started(game_id=game_id, version=message["seq"], seat=message["active_seat"])
     if your_turn is None:

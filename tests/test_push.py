@@ -49,6 +49,8 @@ def test_pushes_from_a_thread_reach_the_layers_group_members_as_its_own_group_se
     game_id, user_id = _game_id(), _game_id()
     entry = {
         "type": "game.entry",
+        "game": game_id,
+        "commitment": "c0ffee",
         "seq": 7,
         "clock": {"turn_deadline_at": "2026-12-01T21:00:00Z"},
         "notifications": [{"type": "turn_started", "seat": 1}],
@@ -56,10 +58,12 @@ def test_pushes_from_a_thread_reach_the_layers_group_members_as_its_own_group_se
             "status": "playing",
             "turn": 3,
             "waiting": [{"origin": "5D", "destination": "9H"}],
+            "seats": [{"zombie": False}, {"zombie": False}],
         },
         "active_seat": 1,
         "legal": [{"type": "stop", "seat": 1}],
     }
+    pushed = events.entry_push(entry)  # as the game's sockets get it
 
     async def scenario():
         game_socket = await layer.new_channel()
@@ -78,7 +82,7 @@ def test_pushes_from_a_thread_reach_the_layers_group_members_as_its_own_group_se
                 await asyncio.wait_for(layer.receive(game_socket), 5),
                 await asyncio.wait_for(layer.receive(user_socket), 5),
             ]
-            await layer.group_send(events.game_group(game_id), entry)  # the layer's own way
+            await layer.group_send(events.game_group(game_id), pushed)  # the layer's own way
             sent = await asyncio.wait_for(layer.receive(game_socket), 5)
             return published, sent
         finally:
@@ -86,7 +90,7 @@ def test_pushes_from_a_thread_reach_the_layers_group_members_as_its_own_group_se
             await layer.group_discard(events.user_group(user_id), user_socket)
 
     (to_game, to_user), sent = async_to_sync(scenario)()
-    assert to_game == sent == entry
+    assert to_game == sent == pushed
     assert to_user == {"type": "user.your_turn", "game": game_id, "version": 7, "turn": 3}
 
 
