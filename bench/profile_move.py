@@ -42,10 +42,12 @@ import psycopg  # noqa: E402
 PARTS = [
     ("request, whole (test client)", "django/test/client.py", "request"),
     ("  DB connect (per request)", "django/db/backends/base/base.py", "connect"),
-    ("  token authentication", "rest_framework/authentication.py", "authenticate"),
-    ("  MoveSerializer.is_valid", "rest_framework/serializers.py", "is_valid"),
+    ("  token authentication", "knox/auth.py", "authenticate"),
+    ("  move rate limit (Redis)", "games/throttles.py", "allow_request"),
+    ("  move body (move_data)", "games/serializers.py", "move_data"),
     ("  moves.move_submit", "games/services/moves.py", "move_submit"),
     ("    repository.load", "games/repository.py", "load"),
+    ("      LOAD_SQL", "games/repository.py", "_load_sql"),
     ("    state.state_for", "games/state.py", "state_for"),
     ("      replay_from_log", "games/state.py", "replay_from_log"),
     ("      engine replay", "games/engine/replay.py", "replay"),
@@ -55,6 +57,7 @@ PARTS = [
     ("      entry_response (player_view)", "games/selectors.py", "entry_response"),
     ("      APPEND_SQL", "games/repository.py", "_write_sql"),
     ("      push (group_send)", "games/events.py", "_send"),
+    ("      push to devices (games/push.py)", "games/push.py", "entry_committed"),
     ("  JSON rendering", "rest_framework/renderers.py", "render"),
     ("  SQL execute (all)", "django/db/backends/utils.py", "execute"),
 ]
