@@ -494,22 +494,16 @@ CELERY_RESULT_SERIALIZER = "json"
 CELERY_ACCEPT_CONTENT = ["json"]
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 CELERY_BEAT_SCHEDULE_FILENAME = str(VAR_DIR / "celerybeat-schedule")
-# Deadlines one beat tick fires at most, a game at most every SPREAD / BATCH seconds (the
-# worker sleeps between them); the rest wait for the next tick. A burst (a thousand turn
-# clocks or wall-clock deadlines due at once) is spread over seconds rather than taking every
-# CPU the worker can get at once: on a machine shared with the web server, the moves answered
-# meanwhile waited up to 1.25 s (p99) while 1,000 games were swept in 5.4 s, and 168 ms with
-# 50 a tick fired back to back (BENCHMARKS.md, API). Deadlines due at a steady rate below
-# BATCH a tick are fired on the tick.
-DEADLINE_TICK_SECONDS = float(os.environ.get("DEADLINE_TICK_SECONDS", "1"))
+# Deadlines one beat tick fires at most; the rest wait for the next tick. A burst (a thousand
+# turn clocks or wall-clock deadlines due at once) is spread over seconds rather than taking
+# every CPU the worker can get at once: on a machine shared with the web server, the moves
+# answered meanwhile waited up to 1.25 s (p99) while 1,000 games were swept in 5.4 s
+# (BENCHMARKS.md, API). Deadlines due at a steady rate below it are fired on the tick.
 DEADLINE_SWEEP_BATCH = int(os.environ.get("DEADLINE_SWEEP_BATCH", "50"))
-DEADLINE_SWEEP_SPREAD_SECONDS = float(
-    os.environ.get("DEADLINE_SWEEP_SPREAD_SECONDS", str(0.8 * DEADLINE_TICK_SECONDS))
-)
 CELERY_BEAT_SCHEDULE = {
     "sweep-deadlines": {
         "task": "games.tasks.sweep_deadlines",
-        "schedule": DEADLINE_TICK_SECONDS,
+        "schedule": float(os.environ.get("DEADLINE_TICK_SECONDS", "1")),
         "options": {"expires": 5},
     },
     "wake-bots": {"task": "games.tasks.wake_bots", "schedule": 2.0, "options": {"expires": 2}},

@@ -4,7 +4,6 @@ deadlines (D4), appended by the server as `timeout` and `deadline` entries."""
 from __future__ import annotations
 
 import logging
-import time
 from datetime import timedelta
 
 from django.conf import settings
@@ -45,21 +44,14 @@ def deadline_fire(*, game_id: int, version: int | None = None) -> list[GameEntry
         return fire_due(loaded)
 
 
-def deadlines_sweep(*, limit: int = 1000, spread: float = 0.0) -> int:
-    """Fire every due deadline (at most `limit` games), one game per transaction. Games are
-    claimed with SKIP LOCKED, so several workers share the work and a game being moved is left
-    for the next tick; a worker that dies mid-game rolls back and the game stays due. A game
-    whose deadline fails (a bug, an unreadable log) is rolled back, logged and looked at again
-    later, and never holds up the others. Returns games handled.
-
-    `spread`: seconds over which a full batch is spread, a game at most every `spread / limit`
-    seconds (the worker sleeps between games), so that a burst of due games takes a share of
-    the CPU rather than all of it at once while the web server answers moves on the same
-    machine. Nothing due: no sleep."""
-    pace = spread / limit if spread > 0 and limit > 0 else 0.0
+def deadlines_sweep(*, limit: int = 1000) -> int:
+    """Fire every due deadline, one game per transaction. Games are claimed with SKIP LOCKED,
+    so several workers share the work and a game being moved is left for the next tick; a
+    worker that dies mid-game rolls back and the game stays due. A game whose deadline fails
+    (a bug, an unreadable log) is rolled back, logged and looked at again later, and never
+    holds up the others. Returns games handled."""
     handled = 0
     while handled < limit:
-        started = time.perf_counter()
         game_id = claimed = None
         try:
             with transaction.atomic():
@@ -77,13 +69,7 @@ def deadlines_sweep(*, limit: int = 1000, spread: float = 0.0) -> int:
                 next_deadline_at=timezone.now() + DEADLINE_RETRY
             )
         handled += 1
-        if pace and handled < limit:
-            _pause(max(pace - (time.perf_counter() - started), 0.0))
     return handled
-
-
-def _pause(seconds: float) -> None:
-    time.sleep(seconds)
 
 
 def fire_due(loaded: repository.Loaded) -> list[GameEntry]:

@@ -185,29 +185,12 @@ def test_a_tick_fires_at_most_its_batch_the_earliest_first(make_player, clock, s
         due.append(start_game([make_player(), make_player()], clock="1m"))
         clock.shift(timedelta(seconds=1))
     clock.shift(timedelta(minutes=2))
-    settings.DEADLINE_SWEEP_BATCH, settings.DEADLINE_SWEEP_SPREAD_SECONDS = 2, 0.0
+    settings.DEADLINE_SWEEP_BATCH = 2
     assert tasks.sweep_deadlines() == 2
     assert [GameEntry.objects.filter(game_id=g).count() for g in due] == [2, 2, 1]
     assert tasks.sweep_deadlines() == 1
     assert [GameEntry.objects.filter(game_id=g).count() for g in due] == [2, 2, 2]
     assert tasks.sweep_deadlines() == 0
-
-
-def test_a_batch_is_spread_the_worker_sleeping_between_games(make_player, clock, monkeypatch):
-    for _ in range(3):
-        start_game([make_player(), make_player()], clock="1m")
-    clock.shift(timedelta(minutes=2))
-    slept: list[float] = []
-    monkeypatch.setattr(clocks, "_pause", slept.append)
-    assert clocks.deadlines_sweep(limit=4, spread=2.0) == 3
-    # after each game but the last one the batch may hold, never longer than its share
-    assert len(slept) == 3 and all(0 <= s <= 0.5 for s in slept)
-    slept.clear()
-    assert clocks.deadlines_sweep(limit=4, spread=2.0) == 0 and slept == []
-    for _ in range(2):
-        start_game([make_player(), make_player()], clock="1m")
-    clock.shift(timedelta(minutes=2))
-    assert clocks.deadlines_sweep(limit=2, spread=2.0) == 2 and len(slept) == 1
 
 
 def test_finished_games_are_never_due(make_player, clock):
