@@ -4,9 +4,11 @@
 Three steps, none in the request that made the change:
 
 1. After commit, the write path (`games/services/entries.py`, `games/services/chat.py`) calls
-   `entry_committed` or `chat_posted` here. One query finds the players who want this kind
-   of push (their preferences, `User.push_*`) and have a device to push to; if any, the task
-   `games.tasks.push_notify` is queued (by name: tasks call services, not the other way).
+   `entry_committed` or `chat_posted` here, for the players who want this kind of push
+   (their preferences, `User.push_*`) and have a device to push to: an entry's write path
+   knows them from the seats it read with the game (games/repository.py: `SeatInfo`), a
+   chat message's is one query here. If any, the task `games.tasks.push_notify` is queued
+   (by name: tasks call services, not the other way).
 2. That task calls the service that decides who is still due the notice
    (`games.services.notifications.devices_notify`): it drops a "your turn" the game has
    moved on from, and every player who is watching the game (a socket open on it:
@@ -53,37 +55,48 @@ BODY_LIMIT = 500  # characters: a payload must stay under the push services' 4 K
 PREFERENCE = {"your_turn": "push_your_turn", "game_ended": "push_game_ended", "chat": "push_chat"}
 
 
-def _queue(kind: str, game_id: int, users: Q, *, version: int | None, message=None) -> None:
+def _queue(kind: str, game_id: int, user_ids: list[int], *, version: int | None, message=None):
+    """Queue the push of `kind` to these users (those who want it and have a device)."""
+    if not user_ids:
+        return
     try:
-        wanted = (
-            User.objects.filter(users, **{PREFERENCE[kind]: True})
-            .filter(push_subscriptions__isnull=False)
-            .values_list("pk", flat=True)
-            .distinct()
-        )
-        user_ids = sorted(wanted)
-        if user_ids:
-            signature("games.tasks.push_notify").delay(kind, game_id, user_ids, version, message)
+        signature("games.tasks.push_notify").delay(kind, game_id, user_ids, version, message)
     except Exception:  # committed already; the socket and the game list still tell them
         log.exception("could not queue the %s push for game %s", kind, game_id)
 
 
-def entry_committed(*, game_id: int, message: dict, your_turn: int | None) -> None:
-    """A log entry committed (`message`: games.events.EntryMessage); `your_turn`: the user
-    whose turn it began."""
-    version = message["seq"]
+def _wanted(kind: str, users: Q) -> list[int]:
+    """Those of `users` who want pushes of `kind` and have a device to push to, by id."""
+    found = (
+        User.objects.filter(users, **{PREFERENCE[kind]: True})
+        .filter(push_subscriptions__isnull=False)
+        .values_list("pk", flat=True)
+        .distinct()
+    )
+    return sorted(found)
+
+
+def entry_committed(
+    *, game_id: int, version: int, your_turn: int | None, game_ended: list[int]
+) -> None:
+    """A log entry committed, as seq `version`; `your_turn`: the user whose turn it began, if
+    they want that push and have a device; `game_ended`: if it ended the game, the players
+    who want that push and have a device."""
     if your_turn is not None:
-        _queue("your_turn", game_id, Q(pk=your_turn), version=version)
-    if any(note.get("type") == "game_ended" for note in message["notifications"]):
-        _queue("game_ended", game_id, Q(seats__game_id=game_id), version=version)
+        _queue("your_turn", game_id, [your_turn], version=version)
+    _queue("game_ended", game_id, game_ended, version=version)
 
 
 def chat_posted(*, game_id: int, message: dict) -> None:
     """A chat message committed (games.selectors.chat_public): the other players."""
     author = message["author"]["id"]
-    players = Q(seats__game_id=game_id) & ~Q(pk=author)
+    try:
+        user_ids = _wanted("chat", Q(seats__game_id=game_id) & ~Q(pk=author))
+    except Exception:  # committed already; the socket and the chat still tell them
+        log.exception("could not find whom to push the chat of game %s to", game_id)
+        return
     told = {"id": message["id"], "author": message["author"], "text": message["text"]}
-    _queue("chat", game_id, players, version=None, message=told)
+    _queue("chat", game_id, user_ids, version=None, message=told)
 
 
 # ------------------------------------------------------------------------------ the task's part

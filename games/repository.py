@@ -33,8 +33,10 @@ from datetime import datetime
 from typing import Any
 
 from django.db import connections, router, transaction
+from django.db.models import Exists, OuterRef
 from django.utils import timezone
 
+from accounts.models import PushSubscription
 from games import log, state
 from games.models import Game, GameEntry, Seat
 
@@ -53,6 +55,9 @@ class SeatInfo:
     user_id: int
     email_on_turn: bool  # and has an address
     bot: str = ""  # a computer opponent's level (games/services/bots.py); "" for a person
+    # wants "your turn" / "game ended" pushed and has a device to push to (games/push.py)
+    push_your_turn: bool = False
+    push_game_ended: bool = False
 
 
 @dataclass
@@ -84,7 +89,9 @@ class NewEntry:
 LOAD_SQL = """
 SELECT g.*,
        (SELECT json_agg(json_build_array(s.seat, s.user_id, u.email_on_turn, u.email,
-                                          s.bot_level))::text
+                                          s.bot_level, u.push_your_turn, u.push_game_ended,
+                                          EXISTS (SELECT 1 FROM accounts_pushsubscription p
+                                                   WHERE p.user_id = s.user_id)))::text
           FROM games_seat s JOIN accounts_user u ON u.id = s.user_id
          WHERE s.game_id = g.id) AS seats_json,
        (SELECT json_agg(e.action ORDER BY e.seq)::text
@@ -98,8 +105,7 @@ actions are exactly those up to the row's version). Parameters: after, game id. 
 equivalent, three queries (`_load_orm`):
 
     Game.objects.filter(pk=game_id).first()
-    Seat.objects.filter(game_id=game_id)
-        .values_list("seat", "user_id", "user__email_on_turn", "user__email", "bot_level")
+    Seat.objects.filter(game_id=game_id).values_list(*SEAT_COLUMNS, Exists(<a push subscription>))
     GameEntry.objects.filter(game_id=game_id, seq__gt=after, seq__lte=game.version)
         .order_by("seq").values_list("action", flat=True)
 """
@@ -118,16 +124,32 @@ def load(game_id: int, *, lock: bool = False) -> Loaded:
         return loaded_from(game)
     after = state.cached_version(game_id) or 0
     if _vendor(Game) == "postgresql" and _fits(game_id):
-        found = list(Game.objects.raw(LOAD_SQL, [after, game_id]))
-        if not found:
-            raise GameNotFound(game_id)
-        game = found[0]
-        seats = _seat_infos(json.loads(game.seats_json or "[]"))
-        actions = json.loads(game.actions_json or "[]")
+        game, seats, actions = _load_sql(game_id, after)
     else:
         game, seats, actions = _load_orm(game_id, after)
     actions = log.actions(game, after=after, found=actions)  # an archived game has no rows
     return Loaded(game, seats, _state(game, caught_up=(after, actions)))
+
+
+def _load_sql(game_id: int, after: int) -> tuple[Game, list[SeatInfo], list]:
+    """`LOAD_SQL`, its row made a Game as the ORM makes one (`Model.from_db`, each field's
+    `from_db_value`), without a query set's work per statement."""
+    connection = connections[router.db_for_write(Game)]
+    with connection.cursor() as cursor:
+        cursor.execute(LOAD_SQL, [after, game_id])
+        row = cursor.fetchone()
+        if row is None:
+            raise GameNotFound(game_id)
+        columns = dict(zip((column.name for column in cursor.description), row, strict=True))
+    values = []
+    for field in Game._meta.concrete_fields:
+        value = columns[field.column]
+        if hasattr(field, "from_db_value"):
+            value = field.from_db_value(value, None, connection)
+        values.append(value)
+    game = Game.from_db(connection.alias, [f.attname for f in Game._meta.concrete_fields], values)
+    seats = _seat_infos(json.loads(columns["seats_json"] or "[]"))
+    return game, seats, json.loads(columns["actions_json"] or "[]")
 
 
 def _state(game: Game, caught_up=None) -> Any:
@@ -154,27 +176,63 @@ def loaded_from(game: Game) -> Loaded:
     return Loaded(game, _seats(game.pk), _state(game))
 
 
+CLAIM_DUE_SQL = """
+SELECT id FROM games_game
+ WHERE status = %s AND next_deadline_at <= %s
+ ORDER BY next_deadline_at
+ LIMIT 1
+   FOR UPDATE SKIP LOCKED
+"""
+"""The running game whose next deadline is the earliest at or before a time, locked, skipping
+rows other transactions hold. Parameters: the status `playing`, the time. The ORM equivalent
+(`_claim_due_orm`):
+
+    Game.objects.filter(status=Game.Status.PLAYING, next_deadline_at__lte=now)
+        .order_by("next_deadline_at").select_for_update(skip_locked=True).first()
+"""
+
+
 def load_due(now: datetime) -> Loaded | None:
     """Inside a transaction: the running game whose next deadline is the earliest at or before
-    `now`, locked, skipping rows other transactions hold (several workers share the sweep)."""
+    `now`, locked, skipping rows other transactions hold (several workers share the sweep).
+
+    On PostgreSQL the claim (`CLAIM_DUE_SQL`) locks the row and `load`'s one statement then
+    reads it, its seats and its log: taken after the lock, its snapshot holds every entry up
+    to the locked row's version."""
+    if _vendor(Game) != "postgresql":
+        game = _claim_due_orm(now)
+        return None if game is None else loaded_from(game)
+    with connections[router.db_for_write(Game)].cursor() as cursor:
+        cursor.execute(CLAIM_DUE_SQL, [Game.Status.PLAYING, now])
+        claimed = cursor.fetchone()
+    return None if claimed is None else load(claimed[0])
+
+
+def _claim_due_orm(now: datetime) -> Game | None:
     skip_locked = connections[router.db_for_write(Game)].features.has_select_for_update_skip_locked
     due = Game.objects.filter(status=Game.Status.PLAYING, next_deadline_at__lte=now)
-    game = due.order_by("next_deadline_at").select_for_update(skip_locked=skip_locked).first()
-    return None if game is None else loaded_from(game)
+    return due.order_by("next_deadline_at").select_for_update(skip_locked=skip_locked).first()
+
+
+SEAT_COLUMNS = (
+    "seat", "user_id", "user__email_on_turn", "user__email", "bot_level", "user__push_your_turn",
+    "user__push_game_ended",
+)  # fmt: skip
 
 
 def _seats(game_id: int) -> list[SeatInfo]:
-    return _seat_infos(
-        Seat.objects.filter(game_id=game_id).values_list(
-            "seat", "user_id", "user__email_on_turn", "user__email", "bot_level"
-        )
-    )
+    device = Exists(PushSubscription.objects.filter(user_id=OuterRef("user_id")))
+    return _seat_infos(Seat.objects.filter(game_id=game_id).values_list(*SEAT_COLUMNS, device))
 
 
 def _seat_infos(rows) -> list[SeatInfo]:
-    """(seat, user id, wants turn e-mails, e-mail address, bot level) rows as SeatInfo."""
+    """(seat, user id, wants turn e-mails, e-mail address, bot level, wants "your turn"
+    pushed, wants "game ended" pushed, has a device to push to) rows as SeatInfo."""
     return [
-        SeatInfo(seat, user, bool(wants and email), bot) for seat, user, wants, email, bot in rows
+        SeatInfo(
+            seat, user, bool(wants and email), bot, bool(turn and device), bool(ended and device)
+        )
+        for seat, user, wants, email, bot, turn, ended, device in rows
     ]
 
 

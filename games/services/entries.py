@@ -94,11 +94,17 @@ def _tell_on_commit(
     person = turn_of.user_id if turn_of is not None and not turn_of.bot else None
     email = turn_of is not None and turn_of.email_on_turn
     bot_plans = mover is not None and bool(mover.bot) and (began or by_seat != active)
+    # whom to push to, as the seats were read with the game (their preferences, a device)
+    push_turn = person if turn_of is not None and turn_of.push_your_turn else None
+    ended = any(n.get("type") == "game_ended" for n in notifications)
+    push_ended = sorted({s.user_id for s in loaded.seats if s.push_game_ended}) if ended else []
 
     def committed():
         events.entry_committed(
             game_id=game.pk, message=message, your_turn=person, email=email, bot=bot_plans
         )
-        push.entry_committed(game_id=game.pk, message=message, your_turn=person)
+        push.entry_committed(
+            game_id=game.pk, version=seq, your_turn=push_turn, game_ended=push_ended
+        )
 
     transaction.on_commit(committed)

@@ -47,8 +47,11 @@ def test_load_sql_returns_what_the_orm_does(make_player):
         orm_game, orm_seats, orm_actions = repository._load_orm(game_id, after)
         fields = [f.attname for f in Game._meta.concrete_fields]
         assert [getattr(found, f) for f in fields] == [getattr(orm_game, f) for f in fields]
-        loaded = repository.load(game_id)
-        assert sorted(loaded.seats, key=lambda s: s.seat) == sorted(orm_seats, key=lambda s: s.seat)
+        sql_game, sql_seats, sql_actions = repository._load_sql(game_id, after)
+        assert [getattr(sql_game, f) for f in fields] == [getattr(orm_game, f) for f in fields]
+        assert sql_game._state.adding is False and sql_game._state.db == orm_game._state.db
+        assert sorted(sql_seats, key=lambda s: s.seat) == sorted(orm_seats, key=lambda s: s.seat)
+        assert sql_actions == orm_actions
         assert json.loads(found.actions_json or "[]") == orm_actions
         assert len(orm_actions) == 7 - after
 

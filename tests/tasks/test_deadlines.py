@@ -179,6 +179,20 @@ def test_the_sweep_handles_every_due_game_once(make_player, clock):
     assert GameEntry.objects.filter(game_id=later).count() == 1
 
 
+def test_a_tick_fires_at_most_its_batch_the_earliest_first(make_player, clock, settings):
+    due = []
+    for _ in range(3):  # due a second apart, in this order
+        due.append(start_game([make_player(), make_player()], clock="1m"))
+        clock.shift(timedelta(seconds=1))
+    clock.shift(timedelta(minutes=2))
+    settings.DEADLINE_SWEEP_BATCH = 2
+    assert tasks.sweep_deadlines() == 2
+    assert [GameEntry.objects.filter(game_id=g).count() for g in due] == [2, 2, 1]
+    assert tasks.sweep_deadlines() == 1
+    assert [GameEntry.objects.filter(game_id=g).count() for g in due] == [2, 2, 2]
+    assert tasks.sweep_deadlines() == 0
+
+
 def test_finished_games_are_never_due(make_player, clock):
     players = [make_player(), make_player()]
     game_id = start_game(players, clock="1m")
