@@ -503,8 +503,10 @@ CELERY_BEAT_SCHEDULE_FILENAME = str(VAR_DIR / "celerybeat-schedule")
 # answered meanwhile waited up to 1.25 s (p99) while 1,000 games were swept in 5.4 s; 168 ms
 # with 50 a tick, swept in 19.4 s (BENCHMARKS.md, API). Deadlines due at a steady rate below
 # it are fired on the tick; a backlog is cleared at this many a second (a larger batch clears
-# it sooner, at the moves' expense where the worker shares their CPUs).
-DEADLINE_SWEEP_BATCH = int(os.environ.get("DEADLINE_SWEEP_BATCH", "50"))
+# it sooner, at the moves' expense where the worker shares their CPUs). The default, 250,
+# keeps the backlog goal (10,000 games due at once cleared at ≥ 200 a second, BENCHMARKS.md);
+# a deployment whose worker shares the web server's CPUs may lower it.
+DEADLINE_SWEEP_BATCH = int(os.environ.get("DEADLINE_SWEEP_BATCH", "250"))
 CELERY_BEAT_SCHEDULE = {
     "sweep-deadlines": {
         "task": "games.tasks.sweep_deadlines",
