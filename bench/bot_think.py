@@ -35,8 +35,14 @@ cleared). What it does, all on this machine and only over 127.0.0.1:
    timer, its wait for a worker process, the game's load, the decision and the write; and the
    whole turn = (the bot's last entry of the turn − the entry that began it) −
    BOT_THINK_SECONDS (a bot may need several atomic actions for a turn).
+   The bots worker runs at `--loglevel info`, as docker/compose.yaml runs it, and its tasks
+   log one line per action (games/tasks.py's `bot_play`: the task's ETA, its start, each
+   step's wall and CPU time): `lateness_parts` cuts each turn's lateness with the line of the
+   task that appended its first entry into publish, timer, pool wait, load, view, choose and
+   the submit up to the append.
 5. Prints, per level, the count and p50/p95/p99/max of lateness and of the whole turn,
-   PASS/FAIL of lateness p99 against `games.engine.bots.LATENESS_BUDGET_MS`; the paced
+   PASS/FAIL of lateness p99 against `games.engine.bots.LATENESS_BUDGET_MS`; the parts of the
+   lateness (p50, p99, and their mean over the slowest 5 % of the turns); the paced
    players' move latency pooled over the windows of each kind (with and without the bots) and
    its ratio; the workers' CPU; the machine speed before and after (bench/_common.py).
    `--json PATH` writes every figure. Goals never change the exit status.
