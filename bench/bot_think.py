@@ -98,6 +98,7 @@ def start_workers(stack: contextlib.ExitStack, run: api.Run, args) -> list:
 
     db_url = f"{args.pg_url.rstrip('/')}/{args.db_name}"
     extra = {k: v for k, v in run.env.items() if k in ("DEBUG", "SECRET_KEY", "BOT_THINK_SECONDS")}
+    extra["BOT_POOL_NICENESS"] = str(args.bot_niceness)
     common = {"database_url": db_url, "redis_url": args.redis_url, "env": extra}
     if args.one_worker:
         log(f"Celery: one worker on both queues with beat, {args.bot_concurrency} processes")
@@ -505,7 +506,8 @@ def report(result: dict, args) -> None:
         f"Bot think time on the server (K={args.games} paced games at {args.rate_fraction:g} × "
         f"{result['capacity_per_s']:.1f} moves/s = {result['offered_per_s']:.1f}/s offered; "
         f"{args.bot_games} tables per level; BOT_THINK_SECONDS {args.think_seconds:g}; "
-        f"{'one worker' if args.one_worker else 'a bots worker and a default worker'})"
+        f"{'one worker' if args.one_worker else 'a bots worker and a default worker'}; "
+        f"{args.bot_concurrency} bots processes at niceness {args.bot_niceness})"
     )
     print("lateness = first bot entry − entry that began the turn − countdown; turn: last entry")
     head = (
@@ -582,6 +584,7 @@ def parse_args(argv=None):
     add("--rate", type=float, default=0.0, help="offer this many moves/s (0: the fraction)")
     add("--think-seconds", type=float, default=2.0, help="BOT_THINK_SECONDS (default 2)")
     add("--bot-concurrency", type=int, default=2, help="the bots worker's processes")
+    add("--bot-niceness", type=int, default=0, help="BOT_POOL_NICENESS of the bots worker")
     add("--one-worker", action="store_true", help="one worker on both queues (dev.py serve)")
     add("--movement", default="normal", choices=["normal", "fast", "faster"])
     add("--workers", type=int, default=3, help="uvicorn workers")
