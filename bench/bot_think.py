@@ -583,7 +583,7 @@ def parse_args(argv=None):
     add("--rate-fraction", type=float, default=api.GOAL_RATE_FRACTION)
     add("--rate", type=float, default=0.0, help="offer this many moves/s (0: the fraction)")
     add("--think-seconds", type=float, default=2.0, help="BOT_THINK_SECONDS (default 2)")
-    add("--bot-concurrency", type=int, default=2, help="the bots worker's processes")
+    add("--bot-concurrency", type=int, default=4, help="the bots worker's processes (compose)")
     add("--bot-niceness", type=int, default=0, help="BOT_POOL_NICENESS of the bots worker")
     add("--one-worker", action="store_true", help="one worker on both queues (dev.py serve)")
     add("--movement", default="normal", choices=["normal", "fast", "faster"])
