@@ -713,6 +713,7 @@ def main(argv=None) -> int:
         levels=levels_summary(found),
         lateness_parts=parts_summary(lateness_parts(found, records, args.think_seconds)),
         actions_logged=len(records),
+        action_records=records,  # the worker's lines, to cut the lateness again after the run
         skipped=found["skipped"],
         turns=found["turns"],
         worker_errors=errors[:20],
