@@ -35,8 +35,14 @@ cleared). What it does, all on this machine and only over 127.0.0.1:
    timer, its wait for a worker process, the game's load, the decision and the write; and the
    whole turn = (the bot's last entry of the turn − the entry that began it) −
    BOT_THINK_SECONDS (a bot may need several atomic actions for a turn).
+   The bots worker runs at `--loglevel info`, as docker/compose.yaml runs it, and its tasks
+   log one line per action (games/tasks.py's `bot_play`: the task's ETA, its start, each
+   step's wall and CPU time): `lateness_parts` cuts each turn's lateness with the line of the
+   task that appended its first entry into publish, timer, pool wait, load, view, choose and
+   the submit up to the append.
 5. Prints, per level, the count and p50/p95/p99/max of lateness and of the whole turn,
-   PASS/FAIL of lateness p99 against `games.engine.bots.LATENESS_BUDGET_MS`; the paced
+   PASS/FAIL of lateness p99 against `games.engine.bots.LATENESS_BUDGET_MS`; the parts of the
+   lateness (p50, p99, and their mean over the slowest 5 % of the turns); the paced
    players' move latency pooled over the windows of each kind (with and without the bots) and
    its ratio; the workers' CPU; the machine speed before and after (bench/_common.py).
    `--json PATH` writes every figure. Goals never change the exit status.
@@ -49,6 +55,7 @@ import asyncio
 import atexit
 import contextlib
 import copy
+import datetime
 import json
 import secrets
 import sys
@@ -91,10 +98,13 @@ def start_workers(stack: contextlib.ExitStack, run: api.Run, args) -> list:
 
     db_url = f"{args.pg_url.rstrip('/')}/{args.db_name}"
     extra = {k: v for k, v in run.env.items() if k in ("DEBUG", "SECRET_KEY", "BOT_THINK_SECONDS")}
+    extra["BOT_POOL_NICENESS"] = str(args.bot_niceness)
     common = {"database_url": db_url, "redis_url": args.redis_url, "env": extra}
     if args.one_worker:
         log(f"Celery: one worker on both queues with beat, {args.bot_concurrency} processes")
-        worker = celery_worker(**common, concurrency=args.bot_concurrency, lock_wait=60)
+        worker = celery_worker(
+            **common, concurrency=args.bot_concurrency, lock_wait=60, loglevel="info"
+        )
         return [stack.enter_context(worker)]
     log(
         f"Celery: a worker on '{BOT_QUEUE}' ({args.bot_concurrency} processes), one on "
@@ -107,6 +117,7 @@ def start_workers(stack: contextlib.ExitStack, run: api.Run, args) -> list:
             lock_wait=60,
             beat=False,
             queues=[BOT_QUEUE],
+            loglevel="info",  # as docker/compose.yaml: the tasks' timing lines are at INFO
         )  # fmt: skip
     )
     workdir = run.tmp / "default-worker"
@@ -302,11 +313,14 @@ def bot_turns(db_url: str, games: dict[int, str], spans, think_s: float) -> dict
                 if isinstance(turn, str):
                     skipped[turn] += 1
                     continue
-                first, last, actions = turn
+                (first_seq, first), last, actions = turn
                 turns[level].append(
                     {
                         "game": game,
                         "seq": seq,
+                        "began_at": start,
+                        "first_seq": first_seq,
+                        "first_at": first.timestamp(),
                         "lateness_ms": 1000 * (first.timestamp() - start - think_s),
                         "turn_ms": 1000 * (last.timestamp() - start - think_s),
                         "actions": actions,
@@ -316,17 +330,114 @@ def bot_turns(db_url: str, games: dict[int, str], spans, think_s: float) -> dict
 
 
 def _turn(entries: list, begun: int, seat: int):
-    """(first, last, actions) of the bot's entries after entry `begun` up to the one that ends
-    its turn (begins another's, or ends the game); "unfinished" or "overtaken" (an entry by
-    anyone else came first: a timeout, a moderator)."""
+    """((seq, time) of the first, time of the last, actions) of the bot's entries after entry
+    `begun` up to the one that ends its turn (begins another's, or ends the game); "unfinished"
+    or "overtaken" (an entry by anyone else came first: a timeout, a moderator)."""
     first = None
-    for count, (_g, _seq, by_seat, notes, at) in enumerate(entries[begun + 1 :], start=1):
+    for count, (_g, seq, by_seat, notes, at) in enumerate(entries[begun + 1 :], start=1):
         if by_seat != seat:
             return "overtaken"
-        first = first or at
+        first = first or (seq, at)
         if any(n.get("type") in ("turn_started", "game_ended") for n in notes or ()):
             return first, at, count
     return "unfinished"
+
+
+# ---------------------------------------------------------------------------------- the worker
+
+#: What games/tasks.py's `bot_play` logs for each action (its BOT_TIMINGS_LOGGER).
+ACTION_LINE = "bot action {"
+#: The parts of a turn's lateness, in the order they happen (see `lateness_parts`).
+PARTS = ("publish", "timer", "pool_wait", "load", "view", "choose", "to_append")
+
+
+def action_records(log_text: str) -> list[dict]:
+    """The bots worker's timing line of every action its tasks played or looked at."""
+    records = []
+    for line in log_text.splitlines():
+        at = line.find(ACTION_LINE)
+        if at >= 0:
+            with contextlib.suppress(ValueError):
+                records.append(json.loads(line[at + len(ACTION_LINE) - 1 :]))
+    return records
+
+
+def lateness_parts(found: dict, records: list[dict], think_s: float) -> dict:
+    """Each counted turn's lateness cut into its parts, from the worker's line of the task
+    that appended the turn's first entry (milliseconds):
+
+    * publish: the task's ETA − (the entry that began the turn + the countdown): the append's
+      commit and queueing the task;
+    * timer: the task's start in a pool process − its ETA − pool_wait: the worker's countdown
+      timer and the hand-off to the process;
+    * pool_wait: the part of that wait in which the process that ran it was still busy with
+      the task before (every process was busy: the pool hands a task to a free one);
+    * load, view, choose: the steps' wall time (and `cpu_ms`: their CPU);
+    * to_append: the first entry's time − the start of the submit (its load, checks and the
+      apply; the entry's time is taken just before its append statement).
+
+    A turn whose task line is missing (the worker's log cut short) is left out."""
+    by_entry = {(r["game"], r["seq"]): r for r in records if r.get("seq") is not None}
+    by_pid: dict[int, list[dict]] = {}
+    for record in records:
+        by_pid.setdefault(record["pid"], []).append(record)
+    before: dict[int, float] = {}  # id(record) -> when its process ended the task before
+    for runs in by_pid.values():
+        runs.sort(key=lambda r: r["started"])
+        for prev, record in zip(runs, runs[1:], strict=False):
+            before[id(record)] = prev["ended"]
+    parts: dict[str, list[dict]] = {}
+    for level, turns in found["turns"].items():
+        rows = parts[level] = []
+        for turn in turns:
+            record = by_entry.get((turn["game"], turn["first_seq"]))
+            if record is None or record.get("eta") is None:
+                continue
+            eta = datetime.datetime.fromisoformat(record["eta"]).timestamp()
+            waited = record["started"] - eta
+            busy_until = before.get(id(record), eta)
+            pool_wait = min(max(busy_until - eta, 0.0), max(waited, 0.0))
+            steps = record["steps"]
+            row = {
+                "lateness": turn["lateness_ms"],
+                "publish": 1000 * (eta - turn["began_at"] - think_s),
+                "timer": 1000 * (waited - pool_wait),
+                "pool_wait": 1000 * pool_wait,
+                **{name: steps[name][0] for name in ("load", "view", "choose")},
+                "to_append": 1000 * (turn["first_at"] - record["submit_at"]),
+                "submit": steps["submit"][0],
+                "cpu_ms": {name: cpu for name, (_wall, cpu) in steps.items()},
+            }
+            rows.append(row)
+    return parts
+
+
+def parts_summary(parts: dict) -> dict:
+    """Per level: p50 and p99 of each part; and the mean of each part over the slowest 5 % of
+    the turns (what their lateness is made of)."""
+    pct = _client.percentile
+    summary = {}
+    for level, rows in parts.items():
+        tail = sorted(rows, key=lambda r: r["lateness"])[-max(1, len(rows) // 20) :] if rows else []
+        names = (*PARTS, "submit")
+        summary[level] = {
+            "turns": len(rows),
+            "p50_ms": {n: _round(pct([r[n] for r in rows], 50)) for n in names},
+            "p99_ms": {n: _round(pct([r[n] for r in rows], 99)) for n in names},
+            "cpu_p50_ms": {
+                n: _round(pct([r["cpu_ms"][n] for r in rows if n in r["cpu_ms"]], 50))
+                for n in ("load", "view", "choose", "submit")
+            },
+            "cpu_p99_ms": {
+                n: _round(pct([r["cpu_ms"][n] for r in rows if n in r["cpu_ms"]], 99))
+                for n in ("load", "view", "choose", "submit")
+            },
+            "slowest_5pct_mean_ms": {
+                n: _round(sum(r[n] for r in tail) / len(tail)) if tail else None
+                for n in ("lateness", *names)
+            },
+        }
+    return summary
 
 
 # ---------------------------------------------------------------------------------- figures
@@ -395,7 +506,8 @@ def report(result: dict, args) -> None:
         f"Bot think time on the server (K={args.games} paced games at {args.rate_fraction:g} × "
         f"{result['capacity_per_s']:.1f} moves/s = {result['offered_per_s']:.1f}/s offered; "
         f"{args.bot_games} tables per level; BOT_THINK_SECONDS {args.think_seconds:g}; "
-        f"{'one worker' if args.one_worker else 'a bots worker and a default worker'})"
+        f"{'one worker' if args.one_worker else 'a bots worker and a default worker'}; "
+        f"{args.bot_concurrency} bots processes at niceness {args.bot_niceness})"
     )
     print("lateness = first bot entry − entry that began the turn − countdown; turn: last entry")
     head = (
@@ -413,6 +525,25 @@ def report(result: dict, args) -> None:
             f"≤ {s['budget_ms']} ms: {'PASS' if s['pass'] else 'FAIL'}"
         )
     print(f"  turns not counted: {result['skipped']}; bot games finished {result['bot_finished']}")
+    print()
+    print(
+        "Where the lateness goes (ms; each turn's first action, from the bots worker's lines): "
+        "publish = ETA − began − countdown; timer = start − ETA − pool wait; pool wait = its "
+        "process still busy with the task before; to_append = entry − submit start; submit = "
+        "the whole move_submit (with the push after the append)"
+    )
+    names = (*PARTS, "submit")
+    print(f"{'level':<7} {'':<5} " + " ".join(f"{n:>9}" for n in names))
+    for level, b in result["lateness_parts"].items():
+        for label, key in (("p50", "p50_ms"), ("p99", "p99_ms"), ("tail", "slowest_5pct_mean_ms")):
+            row = b[key]
+            print(f"{level:<7} {label:<5} " + " ".join(f"{_f(row.get(n)):>9}" for n in names))
+        cpu50, cpu99 = b["cpu_p50_ms"], b["cpu_p99_ms"]
+        print(
+            f"{'':<7} CPU   "
+            + ", ".join(f"{n} {_f(cpu50[n])}/{_f(cpu99[n])}" for n in cpu50)
+            + f" (p50/p99); {b['turns']} turns matched; tail = mean of the slowest 5 %"
+        )
     pm = result["person_moves"]
     print(
         f"  the persons' moves in bot games: {pm['count']} accepted, p99 {_f(pm['p99_ms'])} ms, "
@@ -452,7 +583,8 @@ def parse_args(argv=None):
     add("--rate-fraction", type=float, default=api.GOAL_RATE_FRACTION)
     add("--rate", type=float, default=0.0, help="offer this many moves/s (0: the fraction)")
     add("--think-seconds", type=float, default=2.0, help="BOT_THINK_SECONDS (default 2)")
-    add("--bot-concurrency", type=int, default=2, help="the bots worker's processes")
+    add("--bot-concurrency", type=int, default=4, help="the bots worker's processes (compose)")
+    add("--bot-niceness", type=int, default=0, help="BOT_POOL_NICENESS of the bots worker")
     add("--one-worker", action="store_true", help="one worker on both queues (dev.py serve)")
     add("--movement", default="normal", choices=["normal", "fast", "faster"])
     add("--workers", type=int, default=3, help="uvicorn workers")
@@ -573,11 +705,15 @@ def main(argv=None) -> int:
                 result = runner.run(bench(run, args, workers))
             found = bot_turns(db_url, result["bot_games"], result["spans"], args.think_seconds)
             errors = [line for worker in workers for line in worker.errors()]
+            records = action_records(workers[0].log())  # the bots worker (or the only one)
         result["machine_speed_ms"] = {"before": speed_before, "after": machine_speed()}
     finally:
         run.cleanup()
     result.update(
         levels=levels_summary(found),
+        lateness_parts=parts_summary(lateness_parts(found, records, args.think_seconds)),
+        actions_logged=len(records),
+        action_records=records,  # the worker's lines, to cut the lateness again after the run
         skipped=found["skipped"],
         turns=found["turns"],
         worker_errors=errors[:20],

@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import json
+import logging
+import os
+import time
 from datetime import timedelta
 
 from celery import shared_task
@@ -11,6 +15,11 @@ from django.db import InterfaceError, OperationalError
 from games import archive
 from games.services import bots, clocks, notifications
 from taxi_project.dbpool import purge_dead_connections
+
+#: One line per bot action at INFO: when its task was due (`eta`) and began, and each step's
+#: wall and CPU milliseconds (load, view, choose, submit); bench/bot_think.py reads them.
+BOT_TIMINGS_LOGGER = "games.bot_timings"
+timings = logging.getLogger(BOT_TIMINGS_LOGGER)
 
 
 @shared_task(ignore_result=True)
@@ -45,14 +54,40 @@ def archive_games() -> int:
 # bot never delays the deadline sweep.
 
 
-@shared_task(ignore_result=True, acks_late=True, reject_on_worker_lost=True)
-def bot_play(game_id: int, version: int, seat: int) -> int:
-    """Play a bot seat's turn in a game still at `version`; nothing if it moved on.
+@shared_task(bind=True, ignore_result=True, acks_late=True, reject_on_worker_lost=True)
+def bot_play(self, game_id: int, version: int, seat: int) -> int:
+    """Play one action of a bot seat's turn in a game still at `version` (the next one is
+    queued at once); nothing if it moved on. Logs its timings (`BOT_TIMINGS_LOGGER`).
 
     Acknowledged once done, and put back on the queue when its pool process dies (killed
     mid-think): another process or worker plays it at once. Running twice appends nothing
-    twice (bots.bot_turn_play)."""
-    return bots.bot_turn_play(game_id=game_id, version=version, seat=seat)
+    twice (bots.bot_action_play)."""
+    started = time.time()
+    done = bots.bot_action_play(game_id=game_id, version=version, seat=seat)
+    timings.info(
+        "bot action %s",
+        json.dumps(
+            {
+                "game": game_id,
+                "version": version,
+                "seat": seat,
+                "level": done.level,
+                "seq": done.seq,
+                "eta": _iso(self.request.eta),  # None: a turn's next action, queued at once
+                "started": started,
+                "submit_at": done.submit_at,
+                "ended": time.time(),
+                "pid": os.getpid(),
+                "steps": done.steps,
+            }
+        ),
+    )
+    return 0 if done.seq is None else 1
+
+
+def _iso(eta) -> str | None:
+    """The ETA as the message carries it (ISO 8601), whichever form the request holds."""
+    return eta.isoformat() if hasattr(eta, "isoformat") else eta
 
 
 @shared_task(ignore_result=True)

@@ -22,6 +22,19 @@ def _push_from_a_loop_of_its_own(**kwargs):
     events.use_own_loop()
 
 
+@worker_process_init.connect
+def _bots_yield_the_cpu(**kwargs):
+    """A pool process of a worker that consumes the bots queue only lowers its CPU priority by
+    BOT_POOL_NICENESS: on a machine it shares with the web server, a bot's search waits for a
+    person's request rather than the other way round. The worker's main process (its countdown
+    timer) keeps its own."""
+    from django.conf import settings
+
+    queues = set(app.amqp.queues.consume_from or ())
+    if settings.BOT_POOL_NICENESS and queues == {settings.CELERY_BOT_QUEUE}:
+        os.nice(settings.BOT_POOL_NICENESS)
+
+
 @worker_ready.connect
 def _tell_a_bot_worker_lives(sender=None, **kwargs):
     """A worker consuming the bots queue says so, from its main process, for as long as it

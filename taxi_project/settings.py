@@ -544,6 +544,10 @@ BOT_LOST_AFTER_SECONDS = float(os.environ.get("BOT_LOST_AFTER_SECONDS", "3"))
 # autopilot, for at most BOT_TIMEOUT_GRACE_SECONDS past the turn's limit (docs/reliability.md).
 BOT_WORKER_HEARTBEAT_SECONDS = float(os.environ.get("BOT_WORKER_HEARTBEAT_SECONDS", "1"))
 BOT_TIMEOUT_GRACE_SECONDS = float(os.environ.get("BOT_TIMEOUT_GRACE_SECONDS", "60"))
+# The pool processes of a worker consuming the bots queue only run this much nicer (0: as the
+# rest): where it shares the CPU with the web server, people's requests come before bots'
+# searches (taxi_project/celery.py).
+BOT_POOL_NICENESS = int(os.environ.get("BOT_POOL_NICENESS", "0"))
 # Ratings that cannot be farmed (games/ratings.py, rules 4 and 5; docs/bots-and-ratings.md): a
 # seat counts only after this many turns its player ended themselves, and an account's results
 # move established players' ratings only once it has this many rated games and is this old.

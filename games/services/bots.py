@@ -2,7 +2,9 @@
 same write path as a person's (`moves.move_submit`: the same checks, log, push and clocks).
 
     seats = bots.bot_accounts(3)            # three distinct bot accounts for one table
-    bots.bot_turn_play(game_id=g, version=v, seat=s)   # what the `bots` queue's task runs
+    bots.bot_action_play(game_id=g, version=v, seat=s)  # what the `bots` queue's task runs:
+                                            # one action, the next one queued at once
+    bots.bot_turn_play(game_id=g, version=v, seat=s)    # a whole turn in this process
 
 A bot seat is a `Seat` whose `bot_level` is set; its user is one of the bot accounts
 `bot:1` … `bot:7` (a username no one can register: `:` is refused at sign-up), inactive and
@@ -19,13 +21,18 @@ from __future__ import annotations
 import datetime
 import hashlib
 import logging
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
 
 from django.contrib.auth import get_user_model
 from django.core.cache import cache
+from django.db import transaction
 from django.db.models import F, OuterRef, Subquery
 from django.utils import timezone
 
-from games import registry, repository
+from games import events, registry, repository
 from games.errors import StaleVersion
 from games.models import Game, GameEntry
 from games.services import moves
@@ -37,8 +44,8 @@ log = logging.getLogger(__name__)
 MAX_BOTS = max(kind.max_players for kind in registry.all()) - 1
 #: Every game's bot levels (a table checks its own game's: games/services/tables.py).
 LEVELS = tuple(dict.fromkeys(level for kind in registry.all() for level in kind.bot_levels))
-#: Atomic actions one task may play in a row (a turn needs a handful; this only bounds a bug).
-MAX_ACTIONS_PER_TASK = 50
+#: Atomic actions `bot_turn_play` plays in a row (a turn needs a handful; this only bounds a bug).
+MAX_ACTIONS_PER_TURN = 50
 #: Seconds a lost turn, once queued again, is not queued again for the same version.
 WOKEN_TTL = 60
 
@@ -66,36 +73,67 @@ def bot_seed(game_id: int, version: int, seat: int, prefix: str = "bahama-taxi-b
     return int.from_bytes(digest[:8], "big")
 
 
-def bot_turn_play(*, game_id: int, version: int, seat: int) -> int:
-    """Play the bot seat `seat` of a game that is at `version`, action after action while that
-    seat is still to move; returns the number of actions appended.
+@dataclass
+class BotAction:
+    """What one run of `bot_action_play` did: `seq`, the entry it appended (None: nothing, or an
+    earlier run's entry under the same key), and each step's wall and CPU milliseconds (the
+    worker logs them: bench/bot_think.py reads that line)."""
+
+    seq: int | None = None
+    level: str = ""
+    steps: dict[str, tuple[float, float]] = field(default_factory=dict)
+    submit_at: float | None = None  # wall-clock time the submit began (for the entry's time)
+
+    @contextmanager
+    def step(self, name: str) -> Iterator[None]:
+        wall, cpu = time.perf_counter(), time.process_time()
+        try:
+            yield
+        finally:
+            self.steps[name] = (
+                round(1000 * (time.perf_counter() - wall), 2),
+                round(1000 * (time.process_time() - cpu), 2),
+            )
+
+
+def bot_action_play(*, game_id: int, version: int, seat: int) -> BotAction:
+    """Play the bot seat `seat` of a game that is at `version` one atomic action (a whole turn
+    when the bot is certain of every part of it) and, if that seat is still to move after it,
+    queue its next action at once (`games.events.bot_turn_started` without a countdown, after
+    commit). One action per task: a pool process is never held for a whole turn of searches
+    while other bots' turns, due at their own time, wait for it.
 
     Idempotent on the version: nothing happens if the game is over, waits on another seat,
     or moved on through anyone else's entry (a deadline, a timeout, a moderator: that entry
     queued the bot again, for the version it made). A game moved on only by this seat's own
-    entries is a redelivered task whose first delivery died mid-turn: it plays on from there.
-    A move someone else's append overtook (409) stops the task, as the entry that overtook it
-    schedules whatever comes next. Each move's idempotency key is its version, so a task run
-    twice at once appends each move once."""
-    played = 0
-    while played < MAX_ACTIONS_PER_TASK:
-        try:
+    entries is a redelivered task whose first delivery died mid-turn (or a second task for the
+    same step): it plays on from there. A move someone else's append overtook (409) stops, as
+    the entry that overtook it schedules whatever comes next. Each move's idempotency key is
+    its version, so tasks run twice at once append each move once, and only the one whose
+    entry it is queues the next action."""
+    done = BotAction()
+    try:
+        with done.step("load"):
             loaded = repository.load(game_id)
-        except repository.GameNotFound:
-            return played
-        game = loaded.game
-        mine = next((s for s in loaded.seats if s.seat == seat and s.bot), None)
-        if mine is None or game.status != Game.Status.PLAYING or game.active_seat != seat:
-            return played
-        if game.version != version:
-            if game.version < version or _moved_by_others(game_id, since=version, seat=seat):
-                return played
-            version = game.version
-        kind = game.game_kind
+    except repository.GameNotFound:
+        return done
+    game = loaded.game
+    mine = next((s for s in loaded.seats if s.seat == seat and s.bot), None)
+    if mine is None or game.status != Game.Status.PLAYING or game.active_seat != seat:
+        return done
+    if game.version != version:
+        if game.version < version or _moved_by_others(game_id, since=version, seat=seat):
+            return done
+        version = game.version
+    done.level = mine.bot
+    kind = game.game_kind
+    with done.step("view"):
         view = kind.engine.player_view(loaded.state, seat)
-        seed = bot_seed(game_id, version, seat, kind.bot_seed_prefix)
-        action = kind.choose(view, seed, mine.bot)
-        try:
+    with done.step("choose"):
+        action = kind.choose(view, bot_seed(game_id, version, seat, kind.bot_seed_prefix), mine.bot)
+    done.submit_at = time.time()
+    try:
+        with done.step("submit"):
             result = moves.move_submit(
                 game_id=game_id,
                 user=get_user_model()(pk=mine.user_id),
@@ -103,14 +141,45 @@ def bot_turn_play(*, game_id: int, version: int, seat: int) -> int:
                 version=version,
                 idempotency_key=f"bot-{version}-{seat}",
             )
-        except StaleVersion:  # a clock or a moderator came first: their entry decides
-            return played
-        except (ApiError, *registry.engine_errors()):  # a bot's refused move is a bug: stop
-            log.exception("bot at seat %s of game %s refused at version %s", seat, game_id, version)
+    except StaleVersion:  # a clock or a moderator came first: their entry decides
+        return done
+    except (ApiError, *registry.engine_errors()):  # a bot's refused move is a bug: stop
+        log.exception("bot at seat %s of game %s refused at version %s", seat, game_id, version)
+        return done
+    if result.replayed:  # another run of this step appended it and queues what follows
+        return done
+    body = result.body
+    done.seq = body["seq"]
+    if _plays_on(body, seat):
+        after = body["version"]
+        transaction.on_commit(
+            lambda: events.bot_turn_started(game_id=game_id, version=after, seat=seat, countdown=0)
+        )
+    return done
+
+
+def bot_turn_play(*, game_id: int, version: int, seat: int) -> int:
+    """The bot's turn played to its end in this process, action after action (what the chain
+    of `bot_action_play` tasks does across the worker's processes); the number of actions
+    appended. For callers without a worker: tests, tools."""
+    played = 0
+    while played < MAX_ACTIONS_PER_TURN:
+        done = bot_action_play(game_id=game_id, version=version, seat=seat)
+        if done.seq is None:
             return played
         played += 1
-        version = result.body["version"]
+        version = done.seq
     return played
+
+
+def _plays_on(answer: dict, seat: int) -> bool:
+    """Whether the seat is still to move after its own entry, in the same turn (an entry that
+    began a new turn for it queued that turn with its think time: games/services/entries.py)."""
+    view = answer["view"]
+    if view["status"] != Game.Status.PLAYING or view["active_seat"] != seat:
+        return False
+    starts = {"type": "turn_started", "seat": seat}
+    return not any(note.items() >= starts.items() for note in answer["notifications"])
 
 
 def _moved_by_others(game_id: int, *, since: int, seat: int) -> bool:
@@ -152,6 +221,6 @@ def bot_turns_wake(*, older_than: datetime.timedelta) -> list[tuple[int, int, in
 
 
 __all__ = [
-    "LEVELS", "MAX_BOTS", "bot_accounts", "bot_seed", "bot_turn_play", "bot_turns_waiting",
-    "bot_turns_wake",
+    "LEVELS", "MAX_BOTS", "BotAction", "bot_accounts", "bot_action_play", "bot_seed",
+    "bot_turn_play", "bot_turns_waiting", "bot_turns_wake",
 ]  # fmt: skip

@@ -5,12 +5,15 @@ timeout; a resignation), a redelivered task plays on from its own entries, and t
 
 from __future__ import annotations
 
+import json
+import logging
 from datetime import timedelta
 
 import pytest
 from django.core.cache import cache
 from django.utils import timezone
 
+from games import events, repository, tasks
 from games.models import Game, GameEntry
 from games.services import bot_workers, bots, clocks
 from taxi_project import celery_app
@@ -102,15 +105,16 @@ def test_D4_a_deadline_the_bot_s_own_move_fires_has_the_bot_plan_again(
 
 
 def test_a_redelivered_task_plays_on_from_its_own_entries_and_appends_each_move_once(
-    make_player, monkeypatch
+    make_player,
 ):
     """The first delivery died after one step of its turn (acks late: the broker hands the
     task out again, for the version it was made for)."""
     game_id, version, seat = _waiting_on_a_bot(make_player(), "easy", movement="faster")
-    monkeypatch.setattr(bots, "MAX_ACTIONS_PER_TASK", 1)
-    assert bots.bot_turn_play(game_id=game_id, version=version, seat=seat) == 1
+    first = bots.bot_action_play(game_id=game_id, version=version, seat=seat)
+    assert first.seq == version + 1
     assert Game.objects.get(pk=game_id).active_seat == seat  # mid-turn: steps left
-    monkeypatch.setattr(bots, "MAX_ACTIONS_PER_TASK", 50)
+    again = bots.bot_action_play(game_id=game_id, version=version, seat=seat)
+    assert again.seq == version + 2  # on from its own entry, not the same move twice
     assert bots.bot_turn_play(game_id=game_id, version=version, seat=seat) >= 1
     entries = _after(game_id, version)
     keys = [e.idempotency_key for e in entries]
@@ -119,6 +123,56 @@ def test_a_redelivered_task_plays_on_from_its_own_entries_and_appends_each_move_
     # and once more, after the turn: nothing
     assert bots.bot_turn_play(game_id=game_id, version=version, seat=seat) == 0
     assert len(_after(game_id, version)) == len(entries)
+
+
+@pytest.fixture
+def queued(monkeypatch):
+    """The bot actions queued (games.events.bot_turn_started's arguments), not sent."""
+    calls = []
+    monkeypatch.setattr(events, "bot_turn_started", lambda **kwargs: calls.append(kwargs))
+    return calls
+
+
+def test_a_task_plays_one_action_and_queues_the_next_at_once(
+    make_player, queued, django_capture_on_commit_callbacks
+):
+    """A pool process is held for one action, not a whole turn: the rest of the turn is queued
+    without a countdown once the action is committed."""
+    game_id, version, seat = _waiting_on_a_bot(make_player(), "easy", movement="faster")
+    with django_capture_on_commit_callbacks(execute=True):
+        done = bots.bot_action_play(game_id=game_id, version=version, seat=seat)
+    assert [e.seq for e in _after(game_id, version)] == [done.seq] == [version + 1]
+    assert Game.objects.get(pk=game_id).active_seat == seat
+    assert queued == [{"game_id": game_id, "version": version + 1, "seat": seat, "countdown": 0}]
+    assert done.level == "easy" and set(done.steps) == {"load", "view", "choose", "submit"}
+    assert all(wall >= 0 and cpu >= 0 for wall, cpu in done.steps.values())
+
+
+def test_the_action_that_ends_the_bot_s_turn_queues_nothing(
+    make_player, queued, django_capture_on_commit_callbacks
+):
+    game_id, version, seat = _waiting_on_a_bot(make_player(), "easy", movement="faster")
+    while Game.objects.get(pk=game_id).active_seat == seat:
+        step = Game.objects.get(pk=game_id).version
+        queued.clear()
+        with django_capture_on_commit_callbacks(execute=True):
+            assert bots.bot_action_play(game_id=game_id, version=step, seat=seat).seq == step + 1
+    assert queued == []  # its last action: the entry's own commit queues whoever comes next
+
+
+def test_two_runs_of_one_step_append_it_once_and_queue_the_next_once(
+    make_player, queued, monkeypatch, django_capture_on_commit_callbacks
+):
+    """A redelivered task and the action it had queued may run at once: the one whose entry
+    it is queues what follows, the other finds its move already made under the same key."""
+    game_id, version, seat = _waiting_on_a_bot(make_player(), "easy", movement="faster")
+    late = repository.load(game_id)  # the second run read the game before the first appended
+    with django_capture_on_commit_callbacks(execute=True):
+        assert bots.bot_action_play(game_id=game_id, version=version, seat=seat).seq is not None
+        monkeypatch.setattr(bots.repository, "load", lambda game_id: late)
+        assert bots.bot_action_play(game_id=game_id, version=version, seat=seat).seq is None
+    assert len(_after(game_id, version)) == 1
+    assert len(queued) == 1
 
 
 def test_a_task_the_server_overtook_does_not_play_on(make_player, monkeypatch):
@@ -189,3 +243,21 @@ def test_a_lost_turn_is_woken_once_per_version(make_player):
     assert (game_id, version, seat) in bots.bot_turns_wake(older_than=quiet)
     assert (game_id, version, seat) not in bots.bot_turns_wake(older_than=quiet)
     assert (game_id, version, seat) not in bots.bot_turns_waiting(older_than=timedelta(hours=1))
+
+
+def test_the_bot_task_logs_when_it_began_and_each_step_s_time(make_player, queued, caplog):
+    """One line per action (bench/bot_think.py cuts each turn's lateness with them)."""
+    game_id, version, seat = _waiting_on_a_bot(make_player(), "medium", movement="faster")
+    with caplog.at_level(logging.INFO, logger=tasks.BOT_TIMINGS_LOGGER):
+        assert tasks.bot_play.apply(args=(game_id, version, seat)).get() == 1
+        assert tasks.bot_play.apply(args=(game_id, version - 1, seat)).get() == 0
+    played, stale = [
+        json.loads(r.getMessage().removeprefix("bot action "))
+        for r in caplog.records
+        if r.name == tasks.BOT_TIMINGS_LOGGER
+    ]
+    assert played["game"] == game_id and played["seq"] == version + 1
+    assert played["level"] == "medium" and played["eta"] is None  # run at once, no countdown
+    assert set(played["steps"]) == {"load", "view", "choose", "submit"}
+    assert played["started"] <= played["submit_at"] <= played["ended"]
+    assert stale["seq"] is None and set(stale["steps"]) == {"load"}
