@@ -8,6 +8,7 @@ from __future__ import annotations
 import asyncio
 import json
 
+import pytest
 from asgiref.sync import async_to_sync
 
 from taxi_project.asgi import application
@@ -77,6 +78,7 @@ def test_multipart_file_parts_count(settings):
     assert status == 413 and read == 0
 
 
+@pytest.mark.django_db  # a request in Django checks the thread's database connection first
 def test_a_body_within_the_limit_reaches_django(settings):
     settings.DATA_UPLOAD_MAX_MEMORY_SIZE = 1000
     chunks = [b"x" * 500, b"x" * 500]
