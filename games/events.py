@@ -179,10 +179,11 @@ def _members(data: dict | list) -> str:
     return encode(data)[1:-1]
 
 
-def _resign_offer(public: dict, seat: int) -> list[dict]:
-    """`resign` for `seat` from the public view, as `selectors.resign_offer` offers it (the
-    same in every game: while the game runs, to a seat not already left)."""
-    if public["status"] != "playing" or public["seats"][seat]["zombie"]:
+def resign_offer(public: dict, seat: int | None) -> list[dict]:
+    """`resign` as every engine offers it (Bahama Taxi's K3), from a public view alone (the
+    same in every game: while the game runs, to a seat not already left): for those who build a
+    seat's `legal_actions` from the public view and the active seat's list."""
+    if seat is None or public["status"] != "playing" or public["seats"][seat]["zombie"]:
         return []
     return [{"type": "resign", "seat": seat}]
 
@@ -204,7 +205,7 @@ def entry_push(message: EntryMessage) -> EntryPush | EntryMessage:
         active_seat=message["active_seat"],
         head=f'{{{_members(start)}, "view": {{{view}',
         legal=_members(message["legal"]),
-        resign=[_members(_resign_offer(public, seat)) for seat in range(len(public["seats"]))],
+        resign=[_members(resign_offer(public, seat)) for seat in range(len(public["seats"]))],
         tail=f'}}, "clock": {encode(message["clock"])}}}',
     )
 
@@ -219,10 +220,7 @@ def entry_frame(event: EntryPush | EntryMessage, seat: int | None) -> str:
         whole: EntryMessage = event  # type: ignore[assignment]
         view = dict(whole["public"])
         view["you"] = seat
-        offers = whole["legal"] if mine else []
-        if seat is not None:
-            offers = offers + _resign_offer(view, seat)
-        view["legal_actions"] = offers
+        view["legal_actions"] = (whole["legal"] if mine else []) + resign_offer(view, seat)
         return encode({"v": FRAME_VERSION, "type": "entry", "seq": whole["seq"],
                        "notifications": whole["notifications"], "view": view,
                        "clock": whole["clock"]})  # fmt: skip

@@ -39,15 +39,6 @@ def turn_offers(game: Game, current: Any) -> list[dict]:
     return [offer for offer in offers if offer.get("type") != "resign"]
 
 
-def resign_offer(public: dict, seat: int | None) -> list[dict]:
-    """`resign` as every engine offers it, from a public view alone (the same in every
-    game: while the game runs, to a seat not already left): for those who build a seat's
-    `legal_actions` from the public view and the active seat's list."""
-    if seat is None or public["status"] != "playing" or public["seats"][seat]["zombie"]:
-        return []
-    return [{"type": "resign", "seat": seat}]
-
-
 def seed_as_text(view: dict) -> dict:
     if view.get("seed") is not None:
         view["seed"] = str(view["seed"])

@@ -7,8 +7,7 @@ runs. `full_view` adds the pile order and the seed: for finished games, and for 
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any, Literal, NotRequired, TypedDict
+from typing import Literal, NotRequired, TypedDict
 
 from .actions import encode_action
 from .game import OVER, UNDO_LIMIT, Game, citizen_json
@@ -118,14 +117,6 @@ def player_view(
         "you": seat,
         "legal_actions": [encode_action(a) for a in game.offered_actions(seat)],
     }
-
-
-def resign_offer(public: Mapping[str, Any], seat: int | None) -> list[dict[str, object]]:
-    """`resign` as `Game.offered_actions` offers it (K3), from a public view alone: for those
-    who build a seat's `legal_actions` from the public view and the active seat's list."""
-    if seat is None or public["status"] != "playing" or public["seats"][seat]["zombie"]:
-        return []
-    return [{"type": "resign", "seat": seat}]
 
 
 def full_view(game: Game) -> FullView:

@@ -9,7 +9,7 @@ import json
 import msgpack
 from rest_framework.utils.encoders import JSONEncoder
 
-from games import events, selectors
+from games import events
 from games.models import Game
 from tests.players import played_out, seat_players, start_game
 from tests.ws.test_consumers import move_over_http
@@ -21,7 +21,7 @@ def whole_frame(message: dict, seat: int | None) -> str:
     view = dict(message["public"])
     view["you"] = seat
     mine = seat is not None and seat == message["active_seat"]
-    view["legal_actions"] = (message["legal"] if mine else []) + selectors.resign_offer(view, seat)
+    view["legal_actions"] = (message["legal"] if mine else []) + events.resign_offer(view, seat)
     frame = {"v": 1, "type": "entry", "seq": message["seq"],
              "notifications": message["notifications"], "view": view,
              "clock": message["clock"]}  # fmt: skip
