@@ -588,6 +588,7 @@ async def sweep_paced(
     ids = sorted(await asyncio.gather(*(table(i) for i in range(args.sweep))))
     db_url = f"{args.pg_url.rstrip('/')}/{args.db_name}"
     extra = {k: v for k, v in run.env.items() if k in ("DEBUG", "SECRET_KEY")}
+    extra["WORKER_POOL_NICENESS"] = str(args.worker_niceness)
     with celery_worker(
         database_url=db_url, redis_url=args.sweep_redis_url, concurrency=2, env=extra, lock_wait=60
     ):
@@ -1064,6 +1065,10 @@ def parse_args(argv=None):
         "--sweep", type=int, default=0, metavar="N",
         help="then the paced window again while a Celery worker sweeps N games whose clocks "
         "run out at once, 5 s into it (e.g. 1000)",
+    )  # fmt: skip
+    parser.add_argument(
+        "--worker-niceness", type=int, default=10, metavar="N",
+        help="WORKER_POOL_NICENESS of the sweep's worker (default 10, the product's)",
     )  # fmt: skip
     parser.add_argument(
         "--sweep-redis-url", default="redis://127.0.0.1:6379/10",

@@ -35,6 +35,20 @@ def _bots_yield_the_cpu(**kwargs):
         os.nice(settings.BOT_POOL_NICENESS)
 
 
+@worker_process_init.connect
+def _background_yields_the_cpu(**kwargs):
+    """A pool process of a worker that consumes the default queue (the deadline sweep, pushes,
+    e-mail) lowers its CPU priority by WORKER_POOL_NICENESS: a burst of due deadlines then
+    takes the CPU the web server leaves rather than the other way round. Deadlines are fired
+    in the same order; under load they take longer. The worker's main process (its beat and
+    timers) keeps its own."""
+    from django.conf import settings
+
+    queues = set(app.amqp.queues.consume_from or ())
+    if settings.WORKER_POOL_NICENESS and settings.CELERY_TASK_DEFAULT_QUEUE in queues:
+        os.nice(settings.WORKER_POOL_NICENESS)
+
+
 @worker_ready.connect
 def _tell_a_bot_worker_lives(sender=None, **kwargs):
     """A worker consuming the bots queue says so, from its main process, for as long as it

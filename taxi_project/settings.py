@@ -507,6 +507,12 @@ CELERY_BEAT_SCHEDULE_FILENAME = str(VAR_DIR / "celerybeat-schedule")
 # keeps the backlog goal (10,000 games due at once cleared at ≥ 200 a second, BENCHMARKS.md);
 # a deployment whose worker shares the web server's CPUs may lower it.
 DEADLINE_SWEEP_BATCH = int(os.environ.get("DEADLINE_SWEEP_BATCH", "250"))
+# The pool processes of a worker consuming the default queue (the deadline sweep, pushes,
+# e-mail, archiving) run this much nicer than the web server (0: the same priority; the
+# worker's main process, with its beat and timers, keeps its own): where they share CPUs, a
+# person's request comes before a sweep of a thousand timeouts, which takes whatever CPU the
+# requests leave (taxi_project/celery.py; BENCHMARKS.md, API).
+WORKER_POOL_NICENESS = int(os.environ.get("WORKER_POOL_NICENESS", "10"))
 CELERY_BEAT_SCHEDULE = {
     "sweep-deadlines": {
         "task": "games.tasks.sweep_deadlines",

@@ -14,6 +14,7 @@ import random
 import signal
 import time
 from datetime import timedelta
+from pathlib import Path
 
 import pytest
 from django.utils import timezone
@@ -30,6 +31,7 @@ pytestmark = [pytest.mark.redis, pytest.mark.postgres, pytest.mark.slow]
 LIMIT = timedelta(seconds=2)  # the turn limit the games are given
 LATENESS = timedelta(seconds=3)  # a deadline must be applied within this
 TICK_SLACK = timedelta(milliseconds=100)  # clock resolution between our process and the worker
+POOL_NICENESS = 3  # the worker's pool runs this much nicer (WORKER_POOL_NICENESS)
 
 
 # ---------------------------------------------------------------------------------- fixtures
@@ -42,6 +44,7 @@ def _shared_worker(django_db_setup):
         database_url=current_database_url(),
         redis_url=isolated_redis_url(os.environ["REDIS_URL"]),
         concurrency=2,
+        env={"WORKER_POOL_NICENESS": str(POOL_NICENESS)},
     ) as worker:
         yield worker
 
@@ -284,3 +287,16 @@ def assert_each_timeout_once(game_id: int, log: list[GameEntry]) -> None:
                     early = turn_began + LIMIT - TICK_SLACK - entry.created_at
                     assert early <= timedelta(0), f"{where}: {early} early"
                 timed_out = True
+
+
+def test_e_the_pool_yields_the_cpu_and_the_beat_keeps_its_priority(worker):
+    """WORKER_POOL_NICENESS: the processes that fire deadlines run nicer than the web server,
+    the worker's main process (its beat and timers) at the priority it was started with."""
+    ours = os.getpriority(os.PRIO_PROCESS, 0)
+    children = Path(f"/proc/{worker.pid}/task/{worker.pid}/children").read_text().split()
+    pool = [int(pid) for pid in children]
+    assert len(pool) >= 2  # --concurrency 2 (the embedded beat may add a process of its own)
+    priorities = sorted(os.getpriority(os.PRIO_PROCESS, pid) for pid in pool)
+    assert priorities.count(ours + POOL_NICENESS) == 2
+    assert set(priorities) <= {ours, ours + POOL_NICENESS}
+    assert os.getpriority(os.PRIO_PROCESS, worker.pid) == ours
