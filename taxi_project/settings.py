@@ -179,11 +179,12 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
 
 
 # HTTP requests of one server process in Django at once (each runs in a thread of its own, all
-# share the interpreter lock); the others wait in the event loop, in order. 0: no limit, the
-# default. Streams and /healthz are not counted (a health check queued behind slow requests
-# had the proxy take a busy node for dead). taxi_project/sync_limit.py says why a limit helps
-# the latency tail.
-HTTP_CONCURRENCY = int(os.environ.get("HTTP_CONCURRENCY", "0"))
+# share the interpreter lock); the others wait in the event loop, in order. 0: no limit.
+# Streams and /healthz are not counted (a health check queued behind slow requests had the
+# proxy take a busy node for dead). taxi_project/sync_limit.py says why a limit helps the
+# latency tail; with 4 a process carried 15-20 % more moves and GETs a second than with none
+# (BENCHMARKS.md, API).
+HTTP_CONCURRENCY = int(os.environ.get("HTTP_CONCURRENCY", "4"))
 
 # How often each server process looks up the versions of the games its sockets watch, so a
 # socket whose push was lost (its process died between commit and publish) catches up: the
