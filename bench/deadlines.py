@@ -195,7 +195,11 @@ class Run:
     def start_worker(self) -> None:
         from tests.tasks.worker import celery_worker
 
-        extra = {"DEBUG": self.env["DEBUG"], "SECRET_KEY": self.env["SECRET_KEY"]}
+        extra = {
+            "DEBUG": self.env["DEBUG"],
+            "SECRET_KEY": self.env["SECRET_KEY"],
+            "WORKER_POOL_NICENESS": str(self.args.worker_niceness),
+        }
         if self.args.tick:
             extra["DEADLINE_TICK_SECONDS"] = str(self.args.tick)
         log(f"celery worker -B --concurrency {self.args.concurrency} (Redis {self.args.redis_url})")
@@ -818,6 +822,10 @@ def parse_args(argv=None):
     parser.add_argument("--lead", type=float, default=3.0, help="A: first deadline in S s (3)")
     parser.add_argument("--games-b", type=int, default=10000, help="scenario B games (10000)")
     parser.add_argument("--concurrency", type=int, default=2, help="worker processes (2)")
+    parser.add_argument(
+        "--worker-niceness", type=int, default=10, metavar="N",
+        help="WORKER_POOL_NICENESS of the worker (default 10, the product's)",
+    )  # fmt: skip
     parser.add_argument(
         "--tick", type=float, default=None,
         help="DEADLINE_TICK_SECONDS for beat (default: the settings' default, 1 s)",
