@@ -842,7 +842,11 @@ def parse_args(argv=None):
         "--redis-url", default="redis://127.0.0.1:6379/13",
         help="Redis for the broker; this database is cleared (default db 13)",
     )  # fmt: skip
-    parser.add_argument("--users", type=int, default=200, help="users the games are shared by")
+    parser.add_argument(
+        "--users", type=int, default=1000,
+        help="users the games are shared by (1000: 22 tables each, under the unfinished-tables "
+        "cap of an account, MAX_UNFINISHED_TABLES_PER_ACCOUNT)",
+    )  # fmt: skip
     parser.add_argument(
         "--setup-processes", type=int, default=3, help="processes creating the games (3)"
     )
