@@ -140,8 +140,10 @@ def serve(args: list[str]) -> int:
     server = "-m uvicorn taxi_project.asgi:application --host 127.0.0.1 --port 8000".split()
     commands = [[python, *server, *args]]
     if (ROOT / "taxi_project" / "celery.py").exists():
-        # one worker for both queues, the default and the bots' (settings.CELERY_TASK_QUEUES)
-        worker = "-m celery -A taxi_project worker -B --loglevel info".split()
+        # one worker for both queues, the default and the bots' (settings.CELERY_TASK_QUEUES);
+        # a bot holds a process until its move is due: enough that a few bot tables never
+        # hold up the deadline sweep
+        worker = "-m celery -A taxi_project worker -B --concurrency 8 --loglevel info".split()
         commands.append([python, *worker])
     # SIGTERM (e.g. `kill`) takes the same clean path as Ctrl-C.
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))

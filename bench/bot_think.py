@@ -25,21 +25,22 @@ cleared). What it does, all on this machine and only over 127.0.0.1:
    follows the game on its WebSocket and, when the turn comes back, plays at once over HTTP
    (its moves from the engine's autopilot on its view: `choose(..., level="easy")`, a whole
    turn in one request where it is certain). Between bots windows the persons wait; a bot
-   still on turn finishes in the next window's warm-up, which is longer than the countdown.
+   still on turn finishes in the next window's warm-up, which is longer than the think time.
 4. After the run, from the log in the database: every bot turn that began in a bots window.
    An entry's `created_at` is taken by the write path just before its one-statement append
    (which commits at once, outside a transaction), so the difference of two entries' times is
    the difference of their commits to within each append's own few milliseconds. For each
    turn: lateness = (the bot's first entry of the turn − the entry that began it) −
-   BOT_THINK_SECONDS (the countdown its task is queued with after that commit): the task's
-   timer, its wait for a worker process, the game's load, the decision and the write; and the
-   whole turn = (the bot's last entry of the turn − the entry that began it) −
-   BOT_THINK_SECONDS (a bot may need several atomic actions for a turn).
+   BOT_THINK_SECONDS (when the move is due: its task, queued at once after that commit,
+   decides meanwhile and waits): whatever of the decision ends after the due time, the wake-up
+   from the wait and the write; and the whole turn = (the bot's last entry of the turn − the
+   entry that began it) − BOT_THINK_SECONDS (a bot may need several atomic actions for a turn).
    The bots worker runs at `--loglevel info`, as docker/compose.yaml runs it, and its tasks
-   log one line per action (games/tasks.py's `bot_play`: the task's ETA, its start, each
-   step's wall and CPU time): `lateness_parts` cuts each turn's lateness with the line of the
-   task that appended its first entry into publish, timer, pool wait, load, view, choose and
-   the submit up to the append.
+   log one line per action (games/tasks.py's `bot_play`: the task's start, its decision, its
+   due time, its submit, each step's wall and CPU time): `lateness_parts` cuts each turn with
+   the line of the task that appended its first entry into the wait for the task's start,
+   load, view, choose, then the lateness into the decision's overrun of the due time, the
+   wake-up and the submit up to the append.
 5. Prints, per level, the count and p50/p95/p99/max of lateness and of the whole turn,
    PASS/FAIL of lateness p99 against `games.engine.bots.LATENESS_BUDGET_MS`; the parts of the
    lateness (p50, p99, and their mean over the slowest 5 % of the turns); the paced
@@ -55,7 +56,6 @@ import asyncio
 import atexit
 import contextlib
 import copy
-import datetime
 import json
 import secrets
 import sys
@@ -347,8 +347,9 @@ def _turn(entries: list, begun: int, seat: int):
 
 #: What games/tasks.py's `bot_play` logs for each action (its BOT_TIMINGS_LOGGER).
 ACTION_LINE = "bot action {"
-#: The parts of a turn's lateness, in the order they happen (see `lateness_parts`).
-PARTS = ("publish", "timer", "pool_wait", "load", "view", "choose", "to_append")
+#: The parts of a turn, in the order they happen (see `lateness_parts`); the last three add up
+#: to the lateness.
+PARTS = ("queued", "load", "view", "choose", "late_decision", "wake", "to_append")
 
 
 def action_records(log_text: str) -> list[dict]:
@@ -363,48 +364,39 @@ def action_records(log_text: str) -> list[dict]:
 
 
 def lateness_parts(found: dict, records: list[dict], think_s: float) -> dict:
-    """Each counted turn's lateness cut into its parts, from the worker's line of the task
-    that appended the turn's first entry (milliseconds):
+    """Each counted turn cut into its parts, from the worker's line of the task that appended
+    the turn's first entry (milliseconds; the task is queued at once and waits until due):
 
-    * publish: the task's ETA − (the entry that began the turn + the countdown): the append's
-      commit and queueing the task;
-    * timer: the task's start in a pool process − its ETA − pool_wait: the worker's countdown
-      timer and the hand-off to the process;
-    * pool_wait: the part of that wait in which the process that ran it was still busy with
-      the task before (every process was busy: the pool hands a task to a free one);
+    * queued: the task's start in a pool process − the entry that began the turn (the
+      append's commit, queueing, and the wait for a free pool process);
     * load, view, choose: the steps' wall time (and `cpu_ms`: their CPU);
-    * to_append: the first entry's time − the start of the submit (its load, checks and the
-      apply; the entry's time is taken just before its append statement).
+    * late_decision: how far past the due time the decision ended (0 when it came first);
+    * wake: the start of the submit − the later of the due time and the decision (the
+      process's wake-up from its wait);
+    * to_append: the first entry's time − the start of the submit (the checks and the apply;
+      the entry's time is taken just before its append statement).
 
-    A turn whose task line is missing (the worker's log cut short) is left out."""
+    late_decision + wake + to_append is the lateness. `decided` is the decision's end − the
+    turn's start (under the think time: decided before it was due). A turn whose task line is
+    missing (the worker's log cut short) is left out."""
     by_entry = {(r["game"], r["seq"]): r for r in records if r.get("seq") is not None}
-    by_pid: dict[int, list[dict]] = {}
-    for record in records:
-        by_pid.setdefault(record["pid"], []).append(record)
-    before: dict[int, float] = {}  # id(record) -> when its process ended the task before
-    for runs in by_pid.values():
-        runs.sort(key=lambda r: r["started"])
-        for prev, record in zip(runs, runs[1:], strict=False):
-            before[id(record)] = prev["ended"]
     parts: dict[str, list[dict]] = {}
     for level, turns in found["turns"].items():
         rows = parts[level] = []
         for turn in turns:
             record = by_entry.get((turn["game"], turn["first_seq"]))
-            if record is None or record.get("eta") is None:
+            if record is None or record.get("due") is None or record.get("decided_at") is None:
                 continue
-            eta = datetime.datetime.fromisoformat(record["eta"]).timestamp()
-            waited = record["started"] - eta
-            busy_until = before.get(id(record), eta)
-            pool_wait = min(max(busy_until - eta, 0.0), max(waited, 0.0))
+            due, decided = turn["began_at"] + think_s, record["decided_at"]
             steps = record["steps"]
             row = {
                 "lateness": turn["lateness_ms"],
-                "publish": 1000 * (eta - turn["began_at"] - think_s),
-                "timer": 1000 * (waited - pool_wait),
-                "pool_wait": 1000 * pool_wait,
+                "queued": 1000 * (record["started"] - turn["began_at"]),
                 **{name: steps[name][0] for name in ("load", "view", "choose")},
+                "late_decision": 1000 * max(decided - due, 0.0),
+                "wake": 1000 * (record["submit_at"] - max(due, decided)),
                 "to_append": 1000 * (turn["first_at"] - record["submit_at"]),
+                "decided": 1000 * (decided - turn["began_at"]),
                 "submit": steps["submit"][0],
                 "cpu_ms": {name: cpu for name, (_wall, cpu) in steps.items()},
             }
@@ -419,18 +411,18 @@ def parts_summary(parts: dict) -> dict:
     summary = {}
     for level, rows in parts.items():
         tail = sorted(rows, key=lambda r: r["lateness"])[-max(1, len(rows) // 20) :] if rows else []
-        names = (*PARTS, "submit")
+        names = (*PARTS, "decided", "submit")
         summary[level] = {
             "turns": len(rows),
             "p50_ms": {n: _round(pct([r[n] for r in rows], 50)) for n in names},
             "p99_ms": {n: _round(pct([r[n] for r in rows], 99)) for n in names},
             "cpu_p50_ms": {
                 n: _round(pct([r["cpu_ms"][n] for r in rows if n in r["cpu_ms"]], 50))
-                for n in ("load", "view", "choose", "submit")
+                for n in ("load", "view", "choose", "wait", "submit")
             },
             "cpu_p99_ms": {
                 n: _round(pct([r["cpu_ms"][n] for r in rows if n in r["cpu_ms"]], 99))
-                for n in ("load", "view", "choose", "submit")
+                for n in ("load", "view", "choose", "wait", "submit")
             },
             "slowest_5pct_mean_ms": {
                 n: _round(sum(r[n] for r in tail) / len(tail)) if tail else None
@@ -509,7 +501,7 @@ def report(result: dict, args) -> None:
         f"{'one worker' if args.one_worker else 'a bots worker and a default worker'}; "
         f"{args.bot_concurrency} bots processes at niceness {args.bot_niceness})"
     )
-    print("lateness = first bot entry − entry that began the turn − countdown; turn: last entry")
+    print("lateness = first bot entry − entry that began the turn − think time; turn: last entry")
     head = (
         f"{'level':<7} {'turns':>5} | {'late p50':>8} {'p95':>6} {'p99':>6} {'max':>6} | "
         f"{'turn p50':>8} {'p95':>6} {'p99':>6} {'max':>6} | budget (lateness p99)"
@@ -527,12 +519,13 @@ def report(result: dict, args) -> None:
     print(f"  turns not counted: {result['skipped']}; bot games finished {result['bot_finished']}")
     print()
     print(
-        "Where the lateness goes (ms; each turn's first action, from the bots worker's lines): "
-        "publish = ETA − began − countdown; timer = start − ETA − pool wait; pool wait = its "
-        "process still busy with the task before; to_append = entry − submit start; submit = "
+        "Where the time goes (ms; each turn's first action, from the bots worker's lines): "
+        "queued = task start − began; late_decision = decision end − due (0 if before); "
+        "wake = submit start − later of due and decision; to_append = entry − submit start "
+        "(the last three add up to the lateness); decided = decision end − began; submit = "
         "the whole move_submit (with the push after the append)"
     )
-    names = (*PARTS, "submit")
+    names = (*PARTS, "decided", "submit")
     print(f"{'level':<7} {'':<5} " + " ".join(f"{n:>9}" for n in names))
     for level, b in result["lateness_parts"].items():
         for label, key in (("p50", "p50_ms"), ("p99", "p99_ms"), ("tail", "slowest_5pct_mean_ms")):
@@ -583,7 +576,7 @@ def parse_args(argv=None):
     add("--rate-fraction", type=float, default=api.GOAL_RATE_FRACTION)
     add("--rate", type=float, default=0.0, help="offer this many moves/s (0: the fraction)")
     add("--think-seconds", type=float, default=2.0, help="BOT_THINK_SECONDS (default 2)")
-    add("--bot-concurrency", type=int, default=4, help="the bots worker's processes (compose)")
+    add("--bot-concurrency", type=int, default=16, help="the bots worker's processes (compose)")
     add("--bot-niceness", type=int, default=0, help="BOT_POOL_NICENESS of the bots worker")
     add("--one-worker", action="store_true", help="one worker on both queues (dev.py serve)")
     add("--movement", default="normal", choices=["normal", "fast", "faster"])

@@ -26,7 +26,6 @@ from typing import Any, Literal, TypedDict
 from asgiref.sync import async_to_sync
 from celery import signature
 from channels.layers import get_channel_layer
-from django.conf import settings
 from rest_framework.utils.encoders import JSONEncoder
 
 log = logging.getLogger(__name__)
@@ -289,17 +288,14 @@ def entry_committed(
             log.exception("could not queue the turn e-mail for game %s", game_id)
 
 
-def bot_turn_started(
-    *, game_id: int, version: int, seat: int, countdown: float | None = None
-) -> None:
-    """Queue the bot's turn (`games.tasks.bot_play`, routed to the bots queue) due after the
-    think time (or `countdown` seconds). A lost task is not fatal: the beat's `wake_bots`
+def bot_turn_started(*, game_id: int, version: int, seat: int) -> None:
+    """Queue the bot's move (`games.tasks.bot_play`, routed to the bots queue) at once: it
+    decides during its think time and moves when due (`games.services.bots.bot_due`: its
+    turn's start + BOT_THINK_SECONDS). A lost task is not fatal: the beat's `wake_bots`
     finds a bot's turn left waiting, and the turn clock, if any, waits for a bot while a bot
     worker lives (games/services/clocks.py)."""
-    if countdown is None:
-        countdown = settings.BOT_THINK_SECONDS
     try:
-        signature("games.tasks.bot_play").apply_async((game_id, version, seat), countdown=countdown)
+        signature("games.tasks.bot_play").apply_async((game_id, version, seat))
     except Exception:  # the broker is down: wake_bots queues it again once it is back
         log.exception("could not queue the bot's turn in game %s", game_id)
 

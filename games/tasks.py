@@ -16,8 +16,9 @@ from games import archive
 from games.services import bots, clocks, notifications
 from taxi_project.dbpool import purge_dead_connections
 
-#: One line per bot action at INFO: when its task was due (`eta`) and began, and each step's
-#: wall and CPU milliseconds (load, view, choose, submit); bench/bot_think.py reads them.
+#: One line per bot action at INFO: when its task began, when its decision was made, when its
+#: move was due and when its submit began, and each step's wall and CPU milliseconds (load,
+#: view, choose, wait, submit); bench/bot_think.py reads them.
 BOT_TIMINGS_LOGGER = "games.bot_timings"
 timings = logging.getLogger(BOT_TIMINGS_LOGGER)
 
@@ -57,11 +58,13 @@ def archive_games() -> int:
 @shared_task(bind=True, ignore_result=True, acks_late=True, reject_on_worker_lost=True)
 def bot_play(self, game_id: int, version: int, seat: int) -> int:
     """Play one action of a bot seat's turn in a game still at `version` (the next one is
-    queued at once); nothing if it moved on. Logs its timings (`BOT_TIMINGS_LOGGER`).
+    queued at once); nothing if it moved on. Queued at once when the turn begins: it decides
+    at once and holds its pool process until the move is due (bots.bot_action_play). Logs
+    its timings (`BOT_TIMINGS_LOGGER`).
 
     Acknowledged once done, and put back on the queue when its pool process dies (killed
-    mid-think): another process or worker plays it at once. Running twice appends nothing
-    twice (bots.bot_action_play)."""
+    mid-think): another process or worker plays it at once, still no earlier than the move
+    is due. Running twice appends nothing twice (bots.bot_action_play)."""
     started = time.time()
     done = bots.bot_action_play(game_id=game_id, version=version, seat=seat)
     timings.info(
@@ -73,8 +76,10 @@ def bot_play(self, game_id: int, version: int, seat: int) -> int:
                 "seat": seat,
                 "level": done.level,
                 "seq": done.seq,
-                "eta": _iso(self.request.eta),  # None: a turn's next action, queued at once
+                "eta": _iso(self.request.eta),  # None: queued at once
                 "started": started,
+                "decided_at": done.decided_at,
+                "due": done.due,
                 "submit_at": done.submit_at,
                 "ended": time.time(),
                 "pid": os.getpid(),

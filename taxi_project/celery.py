@@ -26,8 +26,9 @@ def _push_from_a_loop_of_its_own(**kwargs):
 def _bots_yield_the_cpu(**kwargs):
     """A pool process of a worker that consumes the bots queue only lowers its CPU priority by
     BOT_POOL_NICENESS: on a machine it shares with the web server, a bot's search waits for a
-    person's request rather than the other way round. The worker's main process (its countdown
-    timer) keeps its own."""
+    person's request rather than the other way round, and its wake-up when its move is due
+    comes later too (taxi_project/settings.py says why it is off by default). The worker's
+    main process keeps its own."""
     from django.conf import settings
 
     queues = set(app.amqp.queues.consume_from or ())

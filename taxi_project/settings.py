@@ -553,7 +553,10 @@ BOT_WORKER_HEARTBEAT_SECONDS = float(os.environ.get("BOT_WORKER_HEARTBEAT_SECOND
 BOT_TIMEOUT_GRACE_SECONDS = float(os.environ.get("BOT_TIMEOUT_GRACE_SECONDS", "60"))
 # The pool processes of a worker consuming the bots queue only run this much nicer (0: as the
 # rest): where it shares the CPU with the web server, people's requests come before bots'
-# searches (taxi_project/celery.py).
+# searches (taxi_project/celery.py). Off by default: bots decide during their think time and
+# take 0.15 CPU a second under the bot_think bench, and at 10 the paced players' p99 did not
+# improve (264.5 ms against 240.4 at 0) while the bots' wake-up after their wait came later
+# (lateness p99 45 / 41 / 34 ms against 37 / 31 / 20, BENCHMARKS.md).
 BOT_POOL_NICENESS = int(os.environ.get("BOT_POOL_NICENESS", "0"))
 # Ratings that cannot be farmed (games/ratings.py, rules 4 and 5; docs/bots-and-ratings.md): a
 # seat counts only after this many turns its player ended themselves, and an account's results

@@ -3,8 +3,16 @@ same write path as a person's (`moves.move_submit`: the same checks, log, push a
 
     seats = bots.bot_accounts(3)            # three distinct bot accounts for one table
     bots.bot_action_play(game_id=g, version=v, seat=s)  # what the `bots` queue's task runs:
-                                            # one action, the next one queued at once
-    bots.bot_turn_play(game_id=g, version=v, seat=s)    # a whole turn in this process
+                                            # one action, made no earlier than its due time,
+                                            # the next one queued at once
+    bots.bot_turn_play(game_id=g, version=v, seat=s)    # a whole turn in this process, now
+
+On time: a bot's turn is due `BOT_THINK_SECONDS` after it began (the game row's
+`turn_started_at`, the time of the entry that began it). Its task is queued at once by that
+entry's commit, so the decision (load, view, choose) is made during the think time, not after
+it; the task then waits until the due time and submits the decided move with the game it
+loaded (no second load). The append's version check still decides: an entry of anyone else
+meanwhile makes the submit stale, and that entry queued the bot again to plan on it.
 
 A bot seat is a `Seat` whose `bot_level` is set; its user is one of the bot accounts
 `bot:1` … `bot:7` (a username no one can register: `:` is refused at sign-up), inactive and
@@ -26,6 +34,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 
+from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.core.cache import cache
 from django.db import transaction
@@ -82,6 +91,8 @@ class BotAction:
     seq: int | None = None
     level: str = ""
     steps: dict[str, tuple[float, float]] = field(default_factory=dict)
+    due: float | None = None  # wall-clock time the bot's move was due (its turn's start + think)
+    decided_at: float | None = None  # wall-clock time the decision was made
     submit_at: float | None = None  # wall-clock time the submit began (for the entry's time)
 
     @contextmanager
@@ -96,21 +107,26 @@ class BotAction:
             )
 
 
-def bot_action_play(*, game_id: int, version: int, seat: int) -> BotAction:
+def bot_action_play(*, game_id: int, version: int, seat: int, on_time: bool = True) -> BotAction:
     """Play the bot seat `seat` of a game that is at `version` one atomic action (a whole turn
     when the bot is certain of every part of it) and, if that seat is still to move after it,
-    queue its next action at once (`games.events.bot_turn_started` without a countdown, after
-    commit). One action per task: a pool process is never held for a whole turn of searches
-    while other bots' turns, due at their own time, wait for it.
+    queue its next action at once (`games.events.bot_turn_started`, after commit). One action
+    per task: a pool process is never held for a whole turn of searches.
+
+    On time (`on_time`, what the worker does): the decision is made at once, then the move
+    waits in this process until it is due (`bot_due`: the turn's start + BOT_THINK_SECONDS)
+    and is submitted with the game loaded for the decision; a move never comes before it is
+    due. A turn's later actions, and a task that starts late, are past due: no wait.
+    `on_time=False` (`bot_turn_play`: tests, tools) moves at once.
 
     Idempotent on the version: nothing happens if the game is over, waits on another seat,
     or moved on through anyone else's entry (a deadline, a timeout, a moderator: that entry
-    queued the bot again, for the version it made). A game moved on only by this seat's own
-    entries is a redelivered task whose first delivery died mid-turn (or a second task for the
-    same step): it plays on from there. A move someone else's append overtook (409) stops, as
-    the entry that overtook it schedules whatever comes next. Each move's idempotency key is
-    its version, so tasks run twice at once append each move once, and only the one whose
-    entry it is queues the next action."""
+    queued the bot again, for the version it made), before the decision or during the wait.
+    A game moved on only by this seat's own entries is a redelivered task whose first
+    delivery died mid-turn (or a second task for the same step): it plays on from there. A
+    move someone else's append overtook (409) stops, as the entry that overtook it schedules
+    whatever comes next. Each move's idempotency key is its version, so tasks run twice at
+    once append each move once, and only the one whose entry it is queues the next action."""
     done = BotAction()
     try:
         with done.step("load"):
@@ -131,6 +147,11 @@ def bot_action_play(*, game_id: int, version: int, seat: int) -> BotAction:
         view = kind.engine.player_view(loaded.state, seat)
     with done.step("choose"):
         action = kind.choose(view, bot_seed(game_id, version, seat, kind.bot_seed_prefix), mine.bot)
+    done.decided_at = time.time()
+    if on_time:
+        done.due = bot_due(game)
+        with done.step("wait"):
+            wait_until(done.due)
     done.submit_at = time.time()
     try:
         with done.step("submit"):
@@ -140,6 +161,7 @@ def bot_action_play(*, game_id: int, version: int, seat: int) -> BotAction:
                 action=kind.engine.encode_action(action),
                 version=version,
                 idempotency_key=f"bot-{version}-{seat}",
+                loaded=loaded,
             )
     except StaleVersion:  # a clock or a moderator came first: their entry decides
         return done
@@ -153,18 +175,34 @@ def bot_action_play(*, game_id: int, version: int, seat: int) -> BotAction:
     if _plays_on(body, seat):
         after = body["version"]
         transaction.on_commit(
-            lambda: events.bot_turn_started(game_id=game_id, version=after, seat=seat, countdown=0)
+            lambda: events.bot_turn_started(game_id=game_id, version=after, seat=seat)
         )
     return done
 
 
+def bot_due(game: Game) -> float:
+    """When the bot on turn in `game` may move (wall-clock seconds): BOT_THINK_SECONDS after
+    its turn began. The entry that began the turn and the row's `turn_started_at` share one
+    instant (games/repository.py), so an entry a deadline or a moderator appends within the
+    turn leaves it as it was."""
+    began = game.turn_started_at
+    return (began.timestamp() if began is not None else time.time()) + settings.BOT_THINK_SECONDS
+
+
+def wait_until(due: float) -> None:
+    """Sleep until the wall clock reaches `due` (at once if it has)."""
+    while (left := due - time.time()) > 0:
+        time.sleep(left)
+
+
 def bot_turn_play(*, game_id: int, version: int, seat: int) -> int:
-    """The bot's turn played to its end in this process, action after action (what the chain
-    of `bot_action_play` tasks does across the worker's processes); the number of actions
-    appended. For callers without a worker: tests, tools."""
+    """The bot's turn played to its end in this process now, action after action, without
+    waiting for its due time (what the chain of `bot_action_play` tasks does across the
+    worker's processes, on time); the number of actions appended. For callers without a
+    worker: tests, tools."""
     played = 0
     while played < MAX_ACTIONS_PER_TURN:
-        done = bot_action_play(game_id=game_id, version=version, seat=seat)
+        done = bot_action_play(game_id=game_id, version=version, seat=seat, on_time=False)
         if done.seq is None:
             return played
         played += 1
@@ -221,6 +259,6 @@ def bot_turns_wake(*, older_than: datetime.timedelta) -> list[tuple[int, int, in
 
 
 __all__ = [
-    "LEVELS", "MAX_BOTS", "BotAction", "bot_accounts", "bot_action_play", "bot_seed",
-    "bot_turn_play", "bot_turns_waiting", "bot_turns_wake",
+    "LEVELS", "MAX_BOTS", "BotAction", "bot_accounts", "bot_action_play", "bot_due", "bot_seed",
+    "bot_turn_play", "bot_turns_waiting", "bot_turns_wake", "wait_until",
 ]  # fmt: skip

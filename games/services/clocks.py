@@ -103,9 +103,7 @@ def fire_due(loaded: repository.Loaded) -> list[GameEntry]:
         game.save(update_fields=["next_deadline_at"])
         version, seat = game.version, game.active_seat
         transaction.on_commit(
-            lambda: events.bot_turn_started(
-                game_id=game.pk, version=version, seat=seat, countdown=0
-            )
+            lambda: events.bot_turn_started(game_id=game.pk, version=version, seat=seat)
         )
     elif not appended:  # a stale schedule: look again when something is really due
         game.deadlines_reached = max(game.deadlines_reached, max(reached, default=0))

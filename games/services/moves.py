@@ -28,18 +28,29 @@ class MoveResult:
 
 
 def move_submit(
-    *, game_id: int, user, action: dict, version: int, idempotency_key: str
+    *,
+    game_id: int,
+    user,
+    action: dict,
+    version: int,
+    idempotency_key: str,
+    loaded: repository.Loaded | None = None,
 ) -> MoveResult:
     """Check the action against the game at `version` and append it (`entries.entry_append`).
 
     Optimistic: no lock is held while the engine works; the append writes only if the game is
     still at `version`, else 409 `stale_version` with the version now. A retry is looked for
     only when the move cannot be new (refused, stale), and a reused key is caught by the log's
-    unique key, so the happy path never looks for one."""
-    try:
-        loaded = repository.load(game_id)
-    except repository.GameNotFound:
-        raise GameNotFound() from None
+    unique key, so the happy path never looks for one.
+
+    `loaded`: the game as the caller read it for this move (`repository.load`, unchanged
+    since; a bot decides on it), used instead of a second read; the append's version check
+    makes it as safe as a fresh one. It is applied to: the caller does not use it after."""
+    if loaded is None or loaded.game.pk != game_id:
+        try:
+            loaded = repository.load(game_id)
+        except repository.GameNotFound:
+            raise GameNotFound() from None
     game = loaded.game
     mine = loaded.seat_of(user.pk)
     if mine is None:

@@ -13,7 +13,7 @@ import pytest
 from django.core.cache import cache
 from django.utils import timezone
 
-from games import events, repository, tasks
+from games import repository, tasks
 from games.models import Game, GameEntry
 from games.services import bot_workers, bots, clocks
 from taxi_project import celery_app
@@ -125,14 +125,6 @@ def test_a_redelivered_task_plays_on_from_its_own_entries_and_appends_each_move_
     assert len(_after(game_id, version)) == len(entries)
 
 
-@pytest.fixture
-def queued(monkeypatch):
-    """The bot actions queued (games.events.bot_turn_started's arguments), not sent."""
-    calls = []
-    monkeypatch.setattr(events, "bot_turn_started", lambda **kwargs: calls.append(kwargs))
-    return calls
-
-
 def test_a_task_plays_one_action_and_queues_the_next_at_once(
     make_player, queued, django_capture_on_commit_callbacks
 ):
@@ -143,8 +135,8 @@ def test_a_task_plays_one_action_and_queues_the_next_at_once(
         done = bots.bot_action_play(game_id=game_id, version=version, seat=seat)
     assert [e.seq for e in _after(game_id, version)] == [done.seq] == [version + 1]
     assert Game.objects.get(pk=game_id).active_seat == seat
-    assert queued == [{"game_id": game_id, "version": version + 1, "seat": seat, "countdown": 0}]
-    assert done.level == "easy" and set(done.steps) == {"load", "view", "choose", "submit"}
+    assert queued == [{"game_id": game_id, "version": version + 1, "seat": seat}]
+    assert done.level == "easy" and set(done.steps) == {"load", "view", "choose", "wait", "submit"}
     assert all(wall >= 0 and cpu >= 0 for wall, cpu in done.steps.values())
 
 
@@ -258,6 +250,7 @@ def test_the_bot_task_logs_when_it_began_and_each_step_s_time(make_player, queue
     ]
     assert played["game"] == game_id and played["seq"] == version + 1
     assert played["level"] == "medium" and played["eta"] is None  # run at once, no countdown
-    assert set(played["steps"]) == {"load", "view", "choose", "submit"}
-    assert played["started"] <= played["submit_at"] <= played["ended"]
+    assert set(played["steps"]) == {"load", "view", "choose", "wait", "submit"}
+    assert played["started"] <= played["decided_at"] <= played["submit_at"] <= played["ended"]
+    assert played["due"] <= played["submit_at"]
     assert stale["seq"] is None and set(stale["steps"]) == {"load"}

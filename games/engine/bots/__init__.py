@@ -54,12 +54,13 @@ def default_budget(level: str, movement: str) -> int:
 
 
 #: Each level's think budget on the server, in milliseconds: a bot's first entry of its turn is
-#: due `BOT_THINK_SECONDS` (the countdown its task is queued with) after the commit that began
-#: the turn, and must be committed at most this much later at p99 while the server carries the
-#: api bench's paced load (bench/bot_think.py measures it; docs/bots-and-ratings.md). It holds
-#: the decision's CPU (engine alone, bench/BOTS_RESULTS.md: easy < 1 ms, medium p99 ≤ 23 ms,
-#: strong p99 ≤ 208 ms over every option set) plus the worker's share of a busy machine: the
-#: task's timer, the game's load and the move's write, about as long as a loaded move's p99.
+#: due `BOT_THINK_SECONDS` after the entry that began the turn, and must be committed at most
+#: this much later at p99 while the server carries the api bench's paced load
+#: (bench/bot_think.py measures it; docs/bots-and-ratings.md). It holds the decision's CPU
+#: (engine alone, bench/BOTS_RESULTS.md: easy < 1 ms, medium p99 ≤ 23 ms, strong p99 ≤ 208 ms
+#: over every option set) plus the worker's share of a busy machine, should the decision end
+#: past the due time; the server decides during the think time, so what normally falls past
+#: it is the wake-up and the move's write.
 LATENESS_BUDGET_MS = {"easy": 100, "medium": 150, "strong": 250}
 
 #: K4 for bots: past this many turns per player a bot plays the autopilot, which makes
