@@ -272,7 +272,7 @@ def entry_committed(
     computer opponent is to move on the new state (`bot`), its task is queued. What to tell
     is the write path's to decide (games/services/entries.py); their devices are
     games/push.py's."""
-    if bot:  # first: its think time runs from its queueing, not after a push on a busy loop
+    if bot:  # first: the bot decides while its think time runs from the turn's start
         bot_turn_started(game_id=game_id, version=message["seq"], seat=message["active_seat"])
     _send(game_group(game_id), entry_push(message))
     if your_turn is None:
