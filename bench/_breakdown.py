@@ -108,6 +108,8 @@ def analyse(
                 },
                 "gc_sizes": a.get("gc_sizes"),
                 "gc_frozen": a.get("gc_frozen"),
+                # the commonest types in the oldest generation (BENCH_PROBE_CENSUS=1)
+                "gc_old_types": a.get("gc_old_types"),
                 "loop_lag_mean_ms": round(
                     1000
                     * (a["lag_sum_s"] - b["lag_sum_s"])

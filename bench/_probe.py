@@ -111,7 +111,7 @@ def _census() -> list[tuple[str, int]]:
     """The commonest types in the oldest generation (slow: only when asked for)."""
     from collections import Counter
 
-    return Counter(type(o).__qualname__ for o in gc.get_objects(2)).most_common(12)
+    return Counter(type(o).__qualname__ for o in gc.get_objects(2)).most_common(25)
 
 
 def _dump(directory: Path, number: str, mark: bool) -> None:

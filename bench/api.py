@@ -428,7 +428,7 @@ async def unpaced_moves(run: Run, session, pairs, options, args, meter: CpuMeter
     cpu_task = asyncio.create_task(_meter_window(meter, window))
     probe_task = asyncio.create_task(_probe_window(run, window, stats, "move"))
     spy_task = None
-    if args.py_spy and not run.spied:
+    if args.py_spy and args.py_spy_window == "moves" and not run.spied:
         run.spied = True
         spy_task = asyncio.create_task(_spy_window(run, window, Path(args.py_spy)))
     results = await asyncio.gather(
@@ -554,9 +554,11 @@ async def watched_paced(
         sockets = await asyncio.gather(*(watch(sockets_session, i) for i in range(args.watchers)))
         log(f"  {len(sockets)} sockets synced in {time.perf_counter() - opened:.1f} s")
         readers = [asyncio.create_task(drain(ws)) for ws in sockets]
+        spy = Path(args.py_spy) if args.py_spy and args.py_spy_window == "watched" else None
         paced = await paced_moves(
-            run, session, pairs, options, args, meter, rate, stats=_client.Stats(), firsts=firsts
-        )
+            run, session, pairs, options, args, meter, rate, stats=_client.Stats(), firsts=firsts,
+            spy=spy,
+        )  # fmt: skip
         closed_early = sum(1 for r in readers if r.done())
         for ws in sockets:
             await ws.close()
@@ -637,6 +639,7 @@ async def paced_moves(
     stats=None,
     firsts=None,
     alongside=None,
+    spy: Path | None = None,
 ) -> dict:
     """The same K games, with players who think: together they offer `rate` moves/s
     (each pair a move every K / rate seconds on average, at Poisson times). The latency a
@@ -646,7 +649,8 @@ async def paced_moves(
     the window closed (None if none), for the next window (bench/scale.py pools several short
     windows back to back). `alongside(window)`: a coroutine run beside the players from the
     warm-up's start until it returns (other load, e.g. bench/bot_think.py's bot tables; it
-    should return once the window has closed)."""
+    should return once the window has closed). `spy`: sample the workers with py-spy during
+    the window, raw stacks to this path (the summary goes in the result's `py_spy`)."""
     interval = len(pairs) / rate
     log(
         f"K={len(pairs)}: paced moves, {rate:.1f}/s offered (a move every {interval:.3f} s "
@@ -670,6 +674,7 @@ async def paced_moves(
     window = _client.Window(now + args.warmup, now + args.warmup + args.duration)
     cpu_task = asyncio.create_task(_meter_window(meter, window))
     probe_task = asyncio.create_task(_probe_window(run, window, stats, "move"))
+    spy_task = asyncio.create_task(_spy_window(run, window, spy)) if spy is not None else None
     results = await asyncio.gather(
         *(
             _client.play_games(
@@ -686,6 +691,7 @@ async def paced_moves(
             raise beside
     cpu = await cpu_task
     probed = await probe_task
+    spied = await spy_task if spy_task is not None else None
     crashed = [r for r in results if isinstance(r, BaseException)]
     if crashed:
         raise RuntimeError(f"{len(crashed)} paced game loops failed; first: {crashed[0]!r}")
@@ -695,6 +701,8 @@ async def paced_moves(
         offered_per_s=rate, interval_s=interval, cpu=cpu,
         breakdown=_analysed(probed, window, stats),
     )  # fmt: skip
+    if spied is not None:
+        paced["py_spy"] = spied
     return paced
 
 
@@ -944,9 +952,10 @@ def report(levels: list[dict], args, speed: dict) -> None:
                     for line in _breakdown.text(f"K={lv['games']} {name}", phase["breakdown"]):
                         print(line)
     for lv in levels:
-        if lv["moves"].get("py_spy"):
-            print()
-            print(f"K={lv['games']} moves, server side: " + _pyspy.report(lv["moves"]["py_spy"]))
+        for name, key in [("moves", "moves"), *PACED_WINDOWS]:
+            if (lv.get(key) or {}).get("py_spy"):
+                print()
+                print(f"K={lv['games']} {name}, server side: " + _pyspy.report(lv[key]["py_spy"]))
     print()
     for lv in levels:
         m = lv["moves"]
@@ -1039,7 +1048,13 @@ def parse_args(argv=None):
     )  # fmt: skip
     parser.add_argument(
         "--py-spy", metavar="PATH",
-        help="sample the workers with py-spy during the first move window; raw stacks to PATH",
+        help="sample the workers with py-spy during one window (--py-spy-window); raw stacks to "
+        "PATH",
+    )  # fmt: skip
+    parser.add_argument(
+        "--py-spy-window", choices=["moves", "watched"], default="moves",
+        help="the window --py-spy samples: moves, the first move window (default); watched, the "
+        "paced window with --watchers sockets open",
     )  # fmt: skip
     parser.add_argument(
         "--server-env", action="append", default=[], metavar="KEY=VALUE",
