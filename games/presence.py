@@ -2,7 +2,8 @@
 about it (games/push.py), since the page already shows it.
 
 Kept in Django's cache (Redis in production, so every server process and Celery worker sees
-every process's sockets): one key per (game, user) holding {socket channel: seen until}. A
+every process's sockets), through the process's one cache object (taxi_project/cache.py:
+`shared`), not one per socket: one key per (game, user) holding {socket channel: seen until}. A
 socket is written when it opens, again on every heartbeat of its process (games/consumers.py:
 `_Watch`, SOCKET_HEARTBEAT_SECONDS) and removed when it closes; an entry not renewed (its
 process died) lapses a little after one missed heartbeat. Two processes renewing one key at
@@ -19,7 +20,8 @@ import time
 from collections.abc import Iterable, Mapping
 
 from django.conf import settings
-from django.core.cache import cache
+
+from taxi_project.cache import shared
 
 log = logging.getLogger(__name__)
 
@@ -44,6 +46,7 @@ async def _renew(sockets: Iterable[tuple[int, int, str]], *, leaving: bool = Fal
         return
     try:
         now = time.time()
+        cache = shared()
         found = await cache.aget_many(list(by_key))
         writes, gone = {}, []
         for key, channels in by_key.items():
@@ -88,7 +91,7 @@ async def renew(games: Mapping[int, Iterable]) -> None:
 
 def watching(*, game_id: int, user_id: int) -> bool:
     try:
-        return bool(_live(cache.get(_key(game_id, user_id)), time.time()))
+        return bool(_live(shared().get(_key(game_id, user_id)), time.time()))
     except Exception:  # the cache is away: push rather than stay silent
         log.exception("could not read who watches game %s", game_id)
         return False

@@ -1,4 +1,5 @@
-"""Counters for the rate limits' fixed windows: one Redis round trip per count.
+"""Counters for the rate limits' fixed windows: one Redis round trip per count; and the process's
+one Django cache object (`shared`).
 
 On Redis, a counter is an INCR and an EXPIRE … NX in one pipeline, through one redis-py client
 per process (its connection pool shared by the process's threads). Django's own cache would
@@ -16,10 +17,27 @@ import threading
 
 import redis
 from django.conf import settings
-from django.core.cache import caches
+from django.core.cache import BaseCache, caches
 
 _clients: dict[tuple[int, str], redis.Redis] = {}
+_shared: dict[int, BaseCache] = {}
 _lock = threading.Lock()
+
+
+def shared() -> BaseCache:
+    """This process's one object for the default cache, whatever the thread or asyncio task.
+
+    `django.core.cache.cache` is an object per asyncio context: every request, and every
+    socket (each runs in a task of its own), that touches it builds one, and on Redis with it a
+    connection pool and a connection of its own. A thousand sockets held a thousand Redis
+    connections, and every full garbage collection walked their objects again. One object
+    serves all: the Redis backend's pool is shared by threads, the local-memory one locks."""
+    pid = os.getpid()  # a forked child makes its own
+    cache = _shared.get(pid)
+    if cache is None:
+        with _lock:
+            cache = _shared.setdefault(pid, caches["default"])
+    return cache
 
 
 def _client(url: str) -> redis.Redis:
