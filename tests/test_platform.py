@@ -168,3 +168,23 @@ def test_every_redis_key_and_channel_carries_the_deployments_prefix():
         assert all(value.startswith(found[0]) for value in found[1:]), found
     chosen = _settings_with({"REDIS_PREFIX": "blue"})
     assert chosen[0] == "blue" and all(value.startswith("blue") for value in chosen[1:])
+
+
+def test_every_task_and_thread_of_a_process_uses_one_cache_object():
+    """`taxi_project.cache.shared`: whichever asyncio task (a socket) or thread (a request)
+    asks, the process's one cache object, and so one Redis pool, not one per socket."""
+    import asyncio
+    from concurrent.futures import ThreadPoolExecutor
+
+    from taxi_project.cache import shared
+
+    async def socket() -> int:
+        await asyncio.sleep(0)
+        return id(shared())
+
+    async def sockets() -> list[int]:
+        return await asyncio.gather(*(socket() for _ in range(5)))
+
+    with ThreadPoolExecutor(3) as threads:
+        from_threads = list(threads.map(lambda _: id(shared()), range(6)))
+    assert len({*asyncio.run(sockets()), *from_threads, id(shared())}) == 1
