@@ -160,6 +160,21 @@ def test_signing_a_device_out_removes_its_subscriptions_only(make_player, make_e
     assert list(PushSubscription.objects.values_list("pk", flat=True)) == [phone_sub]
 
 
+@pytest.fixture
+def password_changes_unlimited(settings):
+    """Every test's client is 127.0.0.1, and the address's password-change window (10 an hour)
+    lives in this process's cache across tests (the schema fuzz alone sends dozens): these
+    tests are about subscriptions, not about that limit (tests/api/test_password_limits.py)."""
+    settings.REST_FRAMEWORK = {
+        **settings.REST_FRAMEWORK,
+        "DEFAULT_THROTTLE_RATES": {
+            **settings.REST_FRAMEWORK["DEFAULT_THROTTLE_RATES"],
+            "password_change": "100000/hour",
+        },
+    }
+
+
+@pytest.mark.usefixtures("password_changes_unlimited")
 def test_a_password_change_drops_the_other_devices_subscriptions(make_player, make_endpoint):
     player = make_player()
     tablet = _other_device(player, "tablet")
@@ -174,6 +189,7 @@ def test_a_password_change_drops_the_other_devices_subscriptions(make_player, ma
     assert list(PushSubscription.objects.values_list("pk", flat=True)) == [mine]
 
 
+@pytest.mark.usefixtures("password_changes_unlimited")
 def test_a_browser_sessions_subscription_follows_its_password_change(make_player, endpoint):
     """Django gives the session a new key on a password change: the subscription follows."""
     player = make_player()
