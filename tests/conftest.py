@@ -107,6 +107,10 @@ def pytest_terminal_summary(terminalreporter, exitstatus: int, config: pytest.Co
 
 SLOW_FILES = {
     "tests/engine/test_soak.py": 165,
+    # their slowest test alone: two players' whole game in browsers, two nodes behind a proxy
+    # through two kills (a CI run's --durations)
+    "tests/browser/test_web_client.py": 52,
+    "tests/reliability/test_multinode.py": 37,
 }
 SHARED_REDIS_DATABASE = "tests/tasks/worker.py: isolated_redis_url"
 
