@@ -28,6 +28,7 @@ the server sees what the test commits (use `committed_db`).
 from __future__ import annotations
 
 import atexit
+import concurrent.futures
 import contextlib
 import json
 import os
@@ -43,6 +44,7 @@ import urllib.error
 import urllib.parse
 import urllib.request
 from collections.abc import Iterator, Mapping, Sequence
+from contextlib import AbstractContextManager
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -268,6 +270,28 @@ def live_server(
             if tail.strip():
                 print(f"--- server log (tail) ---\n{tail}", file=sys.stderr)
         _discard_log(server)
+
+
+@contextlib.contextmanager
+def entered_together(*managers: AbstractContextManager) -> Iterator[list]:
+    """Enter context managers (servers) at once, each from a thread of its own, so that their
+    processes start side by side rather than one after another; yield what each gave, in order;
+    exit them in the reverse order. If one fails to enter, those that did are exited and its
+    error is raised."""
+    with contextlib.ExitStack() as stack:
+        with concurrent.futures.ThreadPoolExecutor(len(managers)) as pool:
+            entering = [pool.submit(manager.__enter__) for manager in managers]
+        values, failure = [], None
+        for manager, entered in zip(managers, entering, strict=True):
+            try:
+                values.append(entered.result())
+            except BaseException as error:  # noqa: BLE001 - raised below, once all are in
+                failure = failure or error
+                continue
+            stack.push(manager)
+        if failure is not None:
+            raise failure
+        yield values
 
 
 def _start(*, port, workers, env, extra_args, log_dir, graceful_shutdown) -> LiveServer:

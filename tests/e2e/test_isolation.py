@@ -15,7 +15,13 @@ import pytest
 from django.db import connection
 
 from games.models import Game
-from tests.e2e.server import current_database_url, live_server, request_json, server_env
+from tests.e2e.server import (
+    current_database_url,
+    entered_together,
+    live_server,
+    request_json,
+    server_env,
+)
 from tests.e2e.test_live import SETTLE, WAIT, ClientLoop, Person, Table
 
 pytestmark = [pytest.mark.postgres, pytest.mark.redis, pytest.mark.slow]
@@ -100,10 +106,10 @@ def test_two_deployments_on_one_redis_never_see_each_others_pushes(
     _next_game_id(other_name, GAME_ID)
     loop = ClientLoop()
     try:
-        with (
-            live_server(database_url=current_database_url(), redis_url=redis_url, env=shared) as a,
-            live_server(database_url=other_url, redis_url=redis_url, env=shared) as b,
-        ):
+        with entered_together(
+            live_server(database_url=current_database_url(), redis_url=redis_url, env=shared),
+            live_server(database_url=other_url, redis_url=redis_url, env=shared),
+        ) as (a, b):
             ours = Table(a, [Person.create(a), Person.create(a)])
             theirs, people = _api_table(b)
             assert ours.id == theirs == GAME_ID

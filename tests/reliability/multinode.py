@@ -17,6 +17,7 @@ had counts as a duplicate, a seq it never got as lost, any other order as out of
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import contextlib
 import csv
 import http.client
@@ -79,6 +80,17 @@ def busy(name: str) -> int:
             [name],
         )
         return cursor.fetchone()[0]
+
+
+def start_together(parts) -> None:
+    """`start()` each part (nodes, workers) at once, each from a thread of its own: their
+    processes start side by side rather than one after another, and each `start()` still
+    returns only once its part is up. Raises the first failure after every start has returned;
+    the caller stops the parts, started or not."""
+    with concurrent.futures.ThreadPoolExecutor(len(parts)) as pool:
+        starts = [pool.submit(part.start) for part in parts]
+    for start in starts:
+        start.result()
 
 
 # ---------------------------------------------------------------------------------- web nodes

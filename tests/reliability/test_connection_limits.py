@@ -30,7 +30,7 @@ from tests.e2e.server import current_database_url, live_server, request_json
 from tests.e2e.test_connection_hold import TokenTableLock
 from tests.e2e.test_live import ClientLoop, Socket
 from tests.players import Player, autopilot_choice, seat_players, start_game
-from tests.reliability.multinode import Node, busy, named, wait_until
+from tests.reliability.multinode import Node, busy, named, start_together, wait_until
 from tests.ws.test_consumers import ORIGIN, application, run, socket
 
 CLOSE_TOO_MANY = 4429
@@ -341,15 +341,15 @@ def nodes(django_db_setup):
         # a stall of 6 s, on a machine the whole suite keeps busy; 6 s was once too short)
         "CONNECTION_LEASE_SECONDS": "9",
     }
-    started = []
+    nodes = [
+        Node(name, database_url=current_database_url(), redis_url=redis_url, env=env)
+        for name in ("A", "B")
+    ]
     try:
-        for name in ("A", "B"):
-            node = Node(name, database_url=current_database_url(), redis_url=redis_url, env=env)
-            node.start()
-            started.append(node)
-        yield started
+        start_together(nodes)
+        yield nodes
     finally:
-        for node in started:
+        for node in nodes:
             node.stop()
 
 

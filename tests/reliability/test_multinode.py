@@ -59,6 +59,7 @@ from tests.reliability.multinode import (
     haproxy_binary,
     named,
     replay_differences,
+    start_together,
     wait_until,
 )
 from tests.smoke.test_production_shape import Beat
@@ -101,9 +102,9 @@ def cluster(django_db_setup, committed_db):
     proxy = Proxy(nodes)
     failed = True
     try:
+        start_together([*nodes, *workers])  # the beat's process starts meanwhile too
         beat.wait_ready()
-        for part in (*nodes, *workers, proxy):
-            part.start()
+        proxy.start()
         yield nodes, proxy, workers, beat
         failed = False
     finally:

@@ -16,7 +16,7 @@ import uuid
 import pytest
 
 from tests.e2e.server import current_database_url, request_json
-from tests.reliability.multinode import Node, Proxy, haproxy_binary
+from tests.reliability.multinode import Node, Proxy, haproxy_binary, start_together
 
 
 @pytest.mark.postgres
@@ -34,8 +34,7 @@ def test_a_burst_of_sign_ups_through_the_proxy_with_the_request_limit_on_is_all_
     ]
     proxy = None
     try:
-        for node in nodes:
-            node.start()
+        start_together(nodes)
         proxy = Proxy(nodes)
         proxy.start()
 
