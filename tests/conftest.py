@@ -136,9 +136,30 @@ def pytest_xdist_make_scheduler(config: pytest.Config, log):
 
         def schedule(self) -> None:
             if self.collection is None:  # the first call: order the work before it is sent
+                self.as_collected = {n: list(c) for n, c in self.registered_collections.items()}
                 for node, collection in self.registered_collections.items():
                     self.registered_collections[node] = sorted(collection, key=self._weight)
+                self.sorted_index = {
+                    node: {nodeid: i for i, nodeid in enumerate(collection)}
+                    for node, collection in self.registered_collections.items()
+                }
             super().schedule()
+
+        # A worker runs a test by its index in its own collection, which stays in collection
+        # order: the indexes sent to it and those it reports back are translated from and to the
+        # sorted lists here. Without it, a worker ran other tests than the ones scheduled (a
+        # file's tests split over both workers, its module fixtures set up on each).
+        def _assign_work_unit(self, node) -> None:
+            ordered = self.registered_collections[node]
+            self.registered_collections[node] = self.as_collected[node]
+            try:
+                super()._assign_work_unit(node)
+            finally:
+                self.registered_collections[node] = ordered
+
+        def mark_test_complete(self, node, item_index: int, duration: float = 0) -> None:
+            nodeid = self.as_collected[node][item_index]
+            super().mark_test_complete(node, self.sorted_index[node][nodeid], duration)
 
         def _weight(self, nodeid: str) -> int:
             scope = self._split_scope(nodeid)
