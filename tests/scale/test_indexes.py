@@ -112,8 +112,12 @@ def history():
         player.post("/api/v1/tables", {"players": 4}).json()["id"]
         for player in list(players.values())[:OPEN_TABLES]
     ]
-    finished = _generated(1_000, sorted(players), others, running=False)
-    running = _generated(2_000, sorted(players), others, running=True)
+    # every id written here is counted from the first open table's: the id sequence is not
+    # rolled back with earlier tests of this database, and where it stands depends on which
+    # tests ran before (the copies of the open tables once met a finished game's copy)
+    base = min(opened)
+    finished = _generated(base + 1_000, sorted(players), others, running=False)
+    running = _generated(base + 2_000, sorted(players), others, running=True)
     with connection.cursor() as cursor:
         for copy in range(1, OPEN_COPIES + 1):  # ~1 % of the games: a frequent status
             params = {"ids": opened, "offset": 500_000 + copy * 100, "shift": timedelta(0),
