@@ -15,9 +15,7 @@ from django.utils import timezone
 from games import events, tasks
 from games.models import Game, GameEntry
 from games.services import bots, clocks
-from tests.bots.test_bot_seats import seat_players
 from tests.bots.test_bot_turns import _after, _waiting_on_a_bot
-from tests.players import play_turn
 
 THINK = 1.0  # seconds: long enough to decide in and to tell a wait from none
 
@@ -46,17 +44,10 @@ def test_the_bot_s_task_is_queued_at_once_when_its_turn_begins(
             sent.append((self.name, tuple(args), options))
 
     monkeypatch.setattr(events, "signature", Recorded)
-    ana = make_player()
     with django_capture_on_commit_callbacks(execute=True):
-        body = {"players": 2, "bots": ["medium"], "movement": "faster"}
-        game_id = ana.post("/api/v1/tables", body).json()["id"]
-        people = seat_players(game_id, [ana])
-        if Game.objects.get(pk=game_id).active_seat in people:
-            play_turn(game_id, people)
-    game = Game.objects.get(pk=game_id)
-    assert game.active_seat not in people
+        game_id, version, seat = _waiting_on_a_bot(make_player(), "medium", movement="faster")
     bot_tasks = [s for s in sent if s[0] == "games.tasks.bot_play"]
-    assert bot_tasks[-1] == ("games.tasks.bot_play", (game_id, game.version, game.active_seat), {})
+    assert bot_tasks[-1] == ("games.tasks.bot_play", (game_id, version, seat), {})
 
 
 def test_a_bot_decides_before_its_move_is_due_and_never_moves_before_it(
