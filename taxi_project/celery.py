@@ -23,31 +23,25 @@ def _push_from_a_loop_of_its_own(**kwargs):
 
 
 @worker_process_init.connect
-def _bots_yield_the_cpu(**kwargs):
-    """A pool process of a worker that consumes the bots queue only lowers its CPU priority by
-    BOT_POOL_NICENESS: on a machine it shares with the web server, a bot's search waits for a
-    person's request rather than the other way round, and its wake-up when its move is due
-    comes later too (taxi_project/settings.py says why it is off by default). The worker's
-    main process keeps its own."""
+def _pool_yields_the_cpu(**kwargs):
+    """A pool process lowers its CPU priority so that, on a machine it shares with the web
+    server, a person's request comes first; the worker's main process (its beat and timers)
+    keeps its own. A worker that consumes the bots queue only: BOT_POOL_NICENESS (a bot's
+    search, and its wake-up when its move is due, come later; taxi_project/settings.py says
+    why it is off by default). Any other worker consuming the default queue (the deadline
+    sweep, pushes, e-mail): WORKER_POOL_NICENESS, so a burst of due deadlines takes the CPU the
+    web server leaves; deadlines are fired in the same order and under load take longer."""
     from django.conf import settings
 
     queues = set(app.amqp.queues.consume_from or ())
-    if settings.BOT_POOL_NICENESS and queues == {settings.CELERY_BOT_QUEUE}:
-        os.nice(settings.BOT_POOL_NICENESS)
-
-
-@worker_process_init.connect
-def _background_yields_the_cpu(**kwargs):
-    """A pool process of a worker that consumes the default queue (the deadline sweep, pushes,
-    e-mail) lowers its CPU priority by WORKER_POOL_NICENESS: a burst of due deadlines then
-    takes the CPU the web server leaves rather than the other way round. Deadlines are fired
-    in the same order; under load they take longer. The worker's main process (its beat and
-    timers) keeps its own."""
-    from django.conf import settings
-
-    queues = set(app.amqp.queues.consume_from or ())
-    if settings.WORKER_POOL_NICENESS and settings.CELERY_TASK_DEFAULT_QUEUE in queues:
-        os.nice(settings.WORKER_POOL_NICENESS)
+    if queues == {settings.CELERY_BOT_QUEUE}:
+        niceness = settings.BOT_POOL_NICENESS
+    elif settings.CELERY_TASK_DEFAULT_QUEUE in queues:
+        niceness = settings.WORKER_POOL_NICENESS
+    else:
+        niceness = 0
+    if niceness:
+        os.nice(niceness)
 
 
 @worker_ready.connect

@@ -29,19 +29,20 @@ def _consuming(monkeypatch, *queues):
 def test_a_bots_worker_s_pool_process_lowers_its_priority(settings, monkeypatch, niced):
     settings.BOT_POOL_NICENESS = 5
     _consuming(monkeypatch, settings.CELERY_BOT_QUEUE)
-    celery_module._bots_yield_the_cpu()
+    celery_module._pool_yields_the_cpu()
     assert niced == [5]
 
 
 def test_a_worker_that_also_sweeps_deadlines_keeps_its_priority(settings, monkeypatch, niced):
     settings.BOT_POOL_NICENESS = 5
+    settings.WORKER_POOL_NICENESS = 0  # the default queue's own (tests/tasks/test_celery_live.py)
     _consuming(monkeypatch, settings.CELERY_BOT_QUEUE, settings.CELERY_TASK_DEFAULT_QUEUE)
-    celery_module._bots_yield_the_cpu()
+    celery_module._pool_yields_the_cpu()
     assert niced == []
 
 
 def test_no_niceness_by_default(settings, monkeypatch, niced):
     settings.BOT_POOL_NICENESS = 0
     _consuming(monkeypatch, settings.CELERY_BOT_QUEUE)
-    celery_module._bots_yield_the_cpu()
+    celery_module._pool_yields_the_cpu()
     assert niced == []
