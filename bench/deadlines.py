@@ -373,8 +373,10 @@ def timeout_entries(ids_range: tuple[int, int]) -> dict[int, list]:
 
 
 def explain_claim() -> dict:
-    """EXPLAIN (ANALYZE, BUFFERS) of the sweep's claim query (as clocks.deadlines_sweep
-    builds it), in a transaction rolled back at once (the row it locks is skipped meanwhile)."""
+    """EXPLAIN (ANALYZE, BUFFERS) of a sweep's first claim (repository.load_due with no lower
+    bound: it walks over the index entries of every game fired since the last vacuum; the
+    claims after it begin at the deadline claimed last), in a transaction rolled back at once
+    (the row it locks is skipped meanwhile)."""
     from django.db import connection, transaction
     from django.utils import timezone
 
@@ -731,7 +733,7 @@ def report(result: dict, args) -> None:
         if key in result and result[key].get("claim_plan_halfway"):
             plan = result[key]["claim_plan_halfway"]
             print(
-                f"  the sweep's claim query halfway through {key.upper()}: "
+                f"  a sweep's first claim halfway through {key.upper()}: "
                 f"{' > '.join(plan['nodes'])}; executed in {plan['execution']}"
             )
     for key in ("a", "b"):

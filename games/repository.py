@@ -29,7 +29,7 @@ from __future__ import annotations
 import json
 from contextlib import nullcontext
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import Any
 
 from django.db import connections, router, transaction
@@ -178,39 +178,51 @@ def loaded_from(game: Game) -> Loaded:
 
 CLAIM_DUE_SQL = """
 SELECT id FROM games_game
- WHERE status = %s AND next_deadline_at <= %s
+ WHERE status = %s AND next_deadline_at <= %s AND next_deadline_at >= %s
  ORDER BY next_deadline_at
  LIMIT 1
    FOR UPDATE SKIP LOCKED
 """
-"""The running game whose next deadline is the earliest at or before a time, locked, skipping
-rows other transactions hold. Parameters: the status `playing`, the time. The ORM equivalent
-(`_claim_due_orm`):
+"""The running game whose next deadline is the earliest at or before a time and not before
+another, locked, skipping rows other transactions hold. Parameters: the status `playing`, the
+time, the lower bound. The ORM equivalent (`_claim_due_orm`):
 
-    Game.objects.filter(status=Game.Status.PLAYING, next_deadline_at__lte=now)
+    Game.objects.filter(status=Game.Status.PLAYING, next_deadline_at__lte=now,
+                        next_deadline_at__gte=after)
         .order_by("next_deadline_at").select_for_update(skip_locked=True).first()
 """
 
+NO_BOUND = datetime(1970, 1, 1, tzinfo=UTC)  # before any deadline
 
-def load_due(now: datetime) -> Loaded | None:
+
+def load_due(now: datetime, after: datetime | None = None) -> Loaded | None:
     """Inside a transaction: the running game whose next deadline is the earliest at or before
-    `now`, locked, skipping rows other transactions hold (several workers share the sweep).
+    `now` (and not before `after`), locked, skipping rows other transactions hold (several
+    workers share the sweep).
+
+    `after`: the deadline of the game a sweep claimed last. Each game it fires leaves its old
+    entry at the front of the index (`game_due_deadline`) until a vacuum; read from the start,
+    every claim would walk over all of them again (a backlog of n games: n²/2 entries). With
+    the bound the scan begins where the last claim left off.
 
     On PostgreSQL the claim (`CLAIM_DUE_SQL`) locks the row and `load`'s one statement then
     reads it, its seats and its log: taken after the lock, its snapshot holds every entry up
     to the locked row's version."""
+    after = after or NO_BOUND
     if _vendor(Game) != "postgresql":
-        game = _claim_due_orm(now)
+        game = _claim_due_orm(now, after)
         return None if game is None else loaded_from(game)
     with connections[router.db_for_write(Game)].cursor() as cursor:
-        cursor.execute(CLAIM_DUE_SQL, [Game.Status.PLAYING, now])
+        cursor.execute(CLAIM_DUE_SQL, [Game.Status.PLAYING, now, after])
         claimed = cursor.fetchone()
     return None if claimed is None else load(claimed[0])
 
 
-def _claim_due_orm(now: datetime) -> Game | None:
+def _claim_due_orm(now: datetime, after: datetime) -> Game | None:
     skip_locked = connections[router.db_for_write(Game)].features.has_select_for_update_skip_locked
-    due = Game.objects.filter(status=Game.Status.PLAYING, next_deadline_at__lte=now)
+    due = Game.objects.filter(
+        status=Game.Status.PLAYING, next_deadline_at__lte=now, next_deadline_at__gte=after
+    )
     return due.order_by("next_deadline_at").select_for_update(skip_locked=skip_locked).first()
 
 

@@ -45,20 +45,23 @@ def deadline_fire(*, game_id: int, version: int | None = None) -> list[GameEntry
 
 
 def deadlines_sweep(*, limit: int = 1000) -> int:
-    """Fire every due deadline, one game per transaction. Games are claimed with SKIP LOCKED,
-    so several workers share the work and a game being moved is left for the next tick; a
+    """Fire every due deadline, the earliest first, one game per transaction. Games are claimed
+    with SKIP LOCKED, so several workers share the work and a game being moved is left for the
+    next tick (the claims go on from the last one's deadline: `repository.load_due`); a
     worker that dies mid-game rolls back and the game stays due. A game whose deadline fails
     (a bug, an unreadable log) is rolled back, logged and looked at again later, and never
     holds up the others. Returns games handled."""
     handled = 0
+    after = None  # the deadline of the game claimed last: the next is due no earlier
     while handled < limit:
         game_id = claimed = None
         try:
             with transaction.atomic():
-                loaded = repository.load_due(timezone.now())
+                loaded = repository.load_due(timezone.now(), after)
                 if loaded is None:
                     break
                 game_id, claimed = loaded.game.pk, loaded.game.version
+                after = loaded.game.next_deadline_at
                 fire_due(loaded)
         except Exception:
             if game_id is None:  # the claim itself failed: the database, not a game

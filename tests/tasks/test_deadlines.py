@@ -3,16 +3,18 @@ it calls, idempotency and the clock shown to clients."""
 
 from __future__ import annotations
 
+import threading
 from datetime import timedelta
 
 import pytest
 import time_machine
+from django.db import connections, transaction
 from django.utils import timezone
 
-from games import tasks
+from games import repository, tasks
 from games.models import Game, GameEntry
 from games.services import clocks
-from tests.players import autopilot_choice, play_turn, seat_players, start_game
+from tests.players import Player, autopilot_choice, play_turn, seat_players, start_game
 
 START = timezone.now().replace(microsecond=0) + timedelta(days=1)
 
@@ -191,6 +193,69 @@ def test_a_tick_fires_at_most_its_batch_the_earliest_first(make_player, clock, s
     assert tasks.sweep_deadlines() == 1
     assert [GameEntry.objects.filter(game_id=g).count() for g in due] == [2, 2, 2]
     assert tasks.sweep_deadlines() == 0
+
+
+def test_each_claim_of_a_sweep_goes_on_from_the_last_ones_deadline(make_player, clock, monkeypatch):
+    """Fired games leave their old index entries at the front of the index until a vacuum: a
+    claim bounded by the last claimed deadline does not walk over them again."""
+    due = []
+    for _ in range(3):  # due a second apart, in this order
+        due.append(start_game([make_player(), make_player()], clock="1m"))
+        clock.shift(timedelta(seconds=1))
+    deadlines = [Game.objects.get(pk=g).next_deadline_at for g in due]
+    clock.shift(timedelta(minutes=2))
+    bounds, real_load_due = [], repository.load_due
+
+    def load_due(now, after=None):
+        bounds.append(after)
+        return real_load_due(now, after)
+
+    monkeypatch.setattr(repository, "load_due", load_due)
+    assert clocks.deadlines_sweep() == 3
+    assert bounds == [None, *deadlines]  # the last finds nothing due from the third on
+    assert [GameEntry.objects.filter(game_id=g).count() for g in due] == [2, 2, 2]
+
+
+def test_a_claim_takes_no_game_due_before_its_bound(make_player, clock):
+    first = start_game([make_player(), make_player()], clock="1m")
+    clock.shift(timedelta(seconds=1))
+    second = start_game([make_player(), make_player()], clock="1m")
+    bound = Game.objects.get(pk=second).next_deadline_at
+    clock.shift(timedelta(minutes=2))
+    with transaction.atomic():
+        assert repository.load_due(timezone.now()).game.pk == first
+    with transaction.atomic():
+        assert repository.load_due(timezone.now(), bound).game.pk == second
+
+
+@pytest.mark.postgres
+def test_a_game_another_transaction_holds_is_left_for_the_next_tick(committed_db, clock):
+    """A due game whose row someone else has locked (a player's move firing it, another
+    worker) is skipped without waiting, the others fire, and the next sweep fires it."""
+    held, *others = [start_game([Player(), Player()], clock="1m") for _ in range(3)]
+    clock.shift(timedelta(minutes=2))
+    locked, release = threading.Event(), threading.Event()
+
+    def hold():
+        try:
+            with transaction.atomic():
+                Game.objects.select_for_update().filter(pk=held).get()
+                locked.set()
+                release.wait(30)
+        finally:
+            connections.close_all()
+
+    holder = threading.Thread(target=hold)
+    holder.start()
+    try:
+        assert locked.wait(30)
+        assert clocks.deadlines_sweep() == 2
+        assert [GameEntry.objects.filter(game_id=g).count() for g in (held, *others)] == [1, 2, 2]
+    finally:
+        release.set()
+        holder.join()
+    assert clocks.deadlines_sweep() == 1
+    assert GameEntry.objects.filter(game_id=held).count() == 2
 
 
 def test_finished_games_are_never_due(make_player, clock):
