@@ -569,6 +569,8 @@ class Proxy:
             "TAXI_PROXY_BIND": f"127.0.0.1:{self.port}",
             "TAXI_NODE_A": node,
             "TAXI_NODE_B": node,
+            "TAXI_SOCKETS_A": node,
+            "TAXI_SOCKETS_B": node,
             "TAXI_HEALTH_HOST": "127.0.0.1",
             "TAXI_PROXY_STATS": str(self.dir / "stats.sock"),
         }

@@ -173,6 +173,8 @@ class Proxy:
             "TAXI_PROXY_BIND": f"{HOST}:{self.port}",
             "TAXI_NODE_A": nodes[0].address,
             "TAXI_NODE_B": nodes[1].address,
+            "TAXI_SOCKETS_A": nodes[0].address,  # a node serves its sockets on its one port
+            "TAXI_SOCKETS_B": nodes[1].address,
             "TAXI_HEALTH_HOST": HEALTH_HOST,
             "TAXI_PROXY_STATS": str(self.stats_path),
             # every request of the tests' clients is a new connection from 127.0.0.1 (urllib
@@ -200,12 +202,12 @@ class Proxy:
                 stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT,
                 start_new_session=True,
             )  # fmt: skip
-        wait_until(lambda: self.servers() == {"node_a": "UP", "node_b": "UP"}, timeout=20,
+        both_up = {"node_a": "UP", "node_b": "UP"}
+        wait_until(lambda: self.servers() == both_up == self.servers("sockets"), timeout=20,
                    what=f"haproxy with both nodes up: {self.log_tail()}")  # fmt: skip
 
-    def servers(self) -> dict[str, str]:
-        """Each node's state as the proxy's health checks see it: UP, DOWN, … ({} if the
-        proxy does not answer)."""
+    def _stats(self) -> list[dict[str, str]]:
+        """The rows of `show stat` ([] if the proxy does not answer)."""
         try:
             with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as stats:
                 stats.settimeout(2)
@@ -213,12 +215,22 @@ class Proxy:
                 stats.sendall(b"show stat\n")
                 raw = b"".join(iter(lambda: stats.recv(65536), b""))
         except OSError:
-            return {}
-        rows = csv.DictReader(io.StringIO(raw.decode().lstrip("# ")))
+            return []
+        return list(csv.DictReader(io.StringIO(raw.decode().lstrip("# "))))
+
+    def servers(self, backend: str = "web") -> dict[str, str]:
+        """Each node's state in `backend` as the proxy's health checks see it: UP, DOWN, …
+        ({} if the proxy does not answer)."""
         return {
             row["svname"]: row["status"].split()[0]
-            for row in rows
-            if row["pxname"] == "web" and row["svname"] not in ("BACKEND", "FRONTEND")
+            for row in self._stats()
+            if row["pxname"] == backend and row["svname"] not in ("BACKEND", "FRONTEND")
+        }
+
+    def sessions(self) -> dict[str, int]:
+        """Connections each backend has been given so far (health checks not counted)."""
+        return {
+            row["pxname"]: int(row["stot"]) for row in self._stats() if row["svname"] == "BACKEND"
         }
 
     def log_tail(self, chars: int = 4000) -> str:

@@ -1,10 +1,12 @@
 """taxi_project/serve.py, the production server command: two workers on one port (a listening
-socket each), each holding a share of 30 kept-alive connections; SIGTERM stops them all. (At
+socket each), each holding a share of 30 kept-alive connections; SIGTERM stops them all. With
+`--socket-port`, workers of their own for WebSockets there, nicer than the others. (At
 this small scale `uvicorn --workers` spreads them too: the uneven spread it shows needs busy
 workers and a burst of connections, bench/api.py's per-worker figures.)"""
 
 from __future__ import annotations
 
+import contextlib
 import http.client
 import os
 import signal
@@ -96,6 +98,73 @@ def test_kept_alive_connections_spread_over_the_workers(committed_db):
     finally:
         for connection in connections:
             connection.close()
+        server.send_signal(signal.SIGTERM)
+        server.wait(timeout=60)
+    assert server.returncode == 0
+    assert all(not Path(f"/proc/{pid}").exists() for pid in workers)
+
+
+def niceness(pid: int) -> int:
+    stat = Path(f"/proc/{pid}/stat").read_text()
+    return int(stat[stat.rfind(")") + 2 :].split()[16])
+
+
+def listeners(pid: int) -> set[int]:
+    """The ports `pid` listens on (its sockets' inodes against /proc/net/tcp)."""
+    inodes = set()
+    for fd in os.listdir(f"/proc/{pid}/fd"):
+        with contextlib.suppress(OSError):
+            link = os.readlink(f"/proc/{pid}/fd/{fd}")
+            if link.startswith("socket:["):
+                inodes.add(link[8:-1])
+    ports = set()
+    for line in Path("/proc/net/tcp").read_text().splitlines()[1:]:
+        fields = line.split()
+        if fields[3] == "0A" and fields[9] in inodes:
+            ports.add(int(fields[1].rsplit(":", 1)[1], 16))
+    return ports
+
+
+def status_of(port: int, path: str, headers: dict | None = None) -> int:
+    connection = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+    try:
+        connection.request("GET", path, headers=headers or {})
+        return connection.getresponse().status
+    finally:
+        connection.close()
+
+
+@pytest.mark.skipif(sys.platform != "linux", reason="reads /proc")
+def test_socket_workers_listen_on_their_own_port_nicer_than_the_others(committed_db):
+    port, socket_port = free_port(), free_port()
+    env = server_env(database_url=current_database_url(), redis_url=None, extra={})
+    server = subprocess.Popen(
+        [sys.executable, "-m", "taxi_project.serve", "--host", "127.0.0.1", "--port", str(port),
+         "--workers", "1", "--socket-port", str(socket_port), "--socket-workers", "1",
+         "--socket-niceness", "7", "--no-access-log"],  # fmt: skip
+        cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+        start_new_session=True,
+    )  # fmt: skip
+    try:
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                statuses = {status_of(port, "/healthz"), status_of(socket_port, "/healthz")}
+                assert statuses <= {200, 503}  # 503: up, but a service it checks is not
+                break
+            except OSError:
+                assert time.monotonic() < deadline, "the server did not start"
+                time.sleep(0.2)
+        workers = children(server.pid)
+        assert sorted((niceness(pid), listeners(pid)) for pid in workers) == [
+            (0, {port}),
+            (7, {socket_port}),
+        ]
+        # the socket port serves the whole application: a socket upgrade is routed there
+        upgrade = {"Connection": "Upgrade", "Upgrade": "websocket", "Sec-WebSocket-Version": "13",
+                   "Sec-WebSocket-Key": "dGhlIHNhbXBsZSBub25jZQ=="}  # fmt: skip
+        assert status_of(socket_port, "/ws/games/999999/", upgrade) in (101, 403)
+    finally:
         server.send_signal(signal.SIGTERM)
         server.wait(timeout=60)
     assert server.returncode == 0
