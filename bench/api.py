@@ -39,7 +39,12 @@ What it does, all on this machine and only over 127.0.0.1:
    K / throughput (Little's law) whatever the server; the paced run measures the latency a
    player sees at a stated fraction of the measured capacity. The p99 goal is judged there
    (and counts only if the server kept up: ≥ 97 % of the offered rate, no errors).
-7. Prints the table with the goals (at K=100: moves/s ≥ 0.4 × GET/s; paced at half the move
+   `--watchers N`: the paced window again with N sockets watching the games, on
+   `--socket-workers` (2) workers of their own on a second port, as docker/haproxy.cfg sends
+   /ws/ to each node's (0: on the workers that answer requests; `--compare-socket-workers`:
+   both, twice, in one run), with each frame's lateness from the start of the turn it began;
+   `--sweep N`: the paced window again while a Celery worker sweeps N due games.
+7. Prints the table with the goals (at K=100: moves/s ≥ 0.7 × GET/s; paced at half the move
    rate: p99 ≤ 100 ms), each beside the machine's speed measured before and after the run
    (fixed engine work, bench/_common.py: machine_speed), and where the CPU went (/proc: the
    server's processes, PostgreSQL, Redis, this client, other processes), with the CPU per
@@ -109,7 +114,7 @@ from bench import _breakdown, _client, _pyspy  # noqa: E402
 #: GOAL_CARRIED of the offered moves carried and no error.
 GOAL_GAMES = 100
 GOAL_P99_MS = 100
-GOAL_RATIO = 0.4
+GOAL_RATIO = 0.7
 GOAL_RATE_FRACTION = 0.5
 GOAL_CARRIED = 0.97
 
@@ -224,6 +229,15 @@ class Run:
         self.server_log_lines = 0
         self.port = args.port or free_port()
         self.base = f"http://{HOST}:{self.port}"
+        # where WebSockets go: workers of their own, as docker/haproxy.cfg routes /ws/
+        # (`--socket-workers`; bench/api.py's options only), or the same workers
+        separate = (
+            getattr(args, "socket_workers", 0) > 0
+            and getattr(args, "server", "uvicorn") == "serve"
+            and not getattr(args, "server_cmd", None)
+        )
+        self.socket_port = free_port() if separate else self.port
+        self.socket_base = f"http://{HOST}:{self.socket_port}"
         db_url = f"{args.pg_url.rstrip('/')}/{args.db_name}"
         self.env = {
             **{k: v for k, v in os.environ.items() if not k.startswith(("DJANGO_", "PG"))},
@@ -271,10 +285,17 @@ class Run:
             if getattr(self.args, "server", "uvicorn") == "serve"
             else ["uvicorn"]
         )
+        sockets = []
+        if self.socket_port != self.port:  # serve only: its workers for WebSockets
+            sockets = [
+                "--socket-port", str(self.socket_port),
+                "--socket-workers", str(self.args.socket_workers),
+                "--socket-niceness", str(self.args.socket_niceness),
+            ]  # fmt: skip
         return [
             sys.executable, "-m", *server, "bench._asgi:application",
             "--host", HOST, "--port", str(self.port),
-            "--workers", str(self.args.workers),
+            "--workers", str(self.args.workers), *sockets,
             "--log-level", "warning", "--no-access-log",
             # the client keeps its connections; don't let idle ones close under it
             "--timeout-keep-alive", "60",
@@ -505,9 +526,19 @@ async def run_level(run: Run, session, players, games: int, args) -> dict:
     if rate > 0:
         level["paced"] = await paced_moves(run, session, pairs, options, args, meter, rate)
         if args.watchers:
-            level["paced_watched"] = await watched_paced(
-                run, session, players, pairs, options, args, meter, rate
-            )
+            if args.compare_socket_workers and run.socket_port != run.port:
+                # the same sockets on the workers that answer requests, then on their own,
+                # twice over, in one run: the machine's speed drifts between runs
+                for key in ("paced_watched_shared", "paced_watched",
+                            "paced_watched_shared_2", "paced_watched_2"):  # fmt: skip
+                    base = run.base if "shared" in key else run.socket_base
+                    level[key] = await watched_paced(
+                        run, session, players, pairs, options, args, meter, rate, base=base
+                    )
+            else:
+                level["paced_watched"] = await watched_paced(
+                    run, session, players, pairs, options, args, meter, rate
+                )
         if args.sweep:
             level["paced_sweep"] = await sweep_paced(
                 run, session, pairs, options, args, meter, rate
@@ -517,8 +548,9 @@ async def run_level(run: Run, session, players, games: int, args) -> dict:
 
 
 async def watched_paced(
-    run: Run, session, players, pairs, options, args, meter: CpuMeter, rate: float
-) -> dict:
+    run: Run, session, players, pairs, options, args, meter: CpuMeter, rate: float,
+    base: str | None = None,
+) -> dict:  # fmt: skip
     """The paced window again, with `--watchers` sockets open on the games being played
     (each synced first, then reading every frame): the latency a mover sees while the server
     also pushes each entry to ten sockets."""
@@ -531,21 +563,30 @@ async def watched_paced(
     k = len(pairs)
     semaphore = asyncio.Semaphore(50)
     frames = {"entry": 0, "other": 0}
+    lateness: list[float] = []  # ms from an entry's turn start to its frame, every socket
 
     async def watch(sockets_session, i: int):
         game_id = firsts[i % k][0].game_id
         player = players[(i + i // k) % len(players)]  # ≤ 32 sockets per account
         async with semaphore:
             return await _client.synced_socket(
-                sockets_session, run.base, game_id, player, f"watcher {i}"
+                sockets_session, base or run.socket_base, game_id, player, f"watcher {i}"
             )
 
     async def drain(ws):
+        turn_began = None
         async for message in ws:
             if message.type != aiohttp.WSMsgType.TEXT:
                 break
-            kind = json.loads(message.data)["type"]
-            frames["entry" if kind == "entry" else "other"] += 1
+            received = time.time()
+            frame = json.loads(message.data)
+            frames["entry" if frame["type"] == "entry" else "other"] += 1
+            began = (frame.get("clock") or {}).get("turn_started_at")
+            if began != turn_began and turn_began is not None and began is not None:
+                # an entry that began a turn: its time (set as it was appended) → here
+                appended = datetime.datetime.fromisoformat(began).timestamp()
+                lateness.append(1000 * (received - appended))
+            turn_began = began
 
     log(f"K={k}: opening {args.watchers} sockets watching the games")
     connector = aiohttp.TCPConnector(limit=0)
@@ -563,8 +604,22 @@ async def watched_paced(
         for ws in sockets:
             await ws.close()
         await asyncio.gather(*readers, return_exceptions=True)
-    paced.update(watchers=len(sockets), frames=frames, watchers_closed_early=closed_early)
+    paced.update(
+        watchers=len(sockets),
+        frames=frames,
+        watchers_closed_early=closed_early,
+        socket_workers=args.socket_workers if (base or run.socket_base) != run.base else 0,
+        frame_ms=_percentiles(lateness),
+    )
     return paced
+
+
+def _percentiles(values: list[float]) -> dict:
+    if not values:
+        return {"count": 0}
+    ordered = sorted(values)
+    at = lambda q: round(ordered[min(int(q * len(ordered)), len(ordered) - 1)], 1)  # noqa: E731
+    return {"count": len(ordered), "p50": at(0.5), "p99": at(0.99), "max": round(ordered[-1], 1)}
 
 
 async def sweep_paced(
@@ -770,6 +825,9 @@ async def _spy_window(run: Run, window: _client.Window, path: Path) -> dict | No
 PACED_WINDOWS = [
     ("paced", "paced"),
     ("paced, sockets watching", "paced_watched"),
+    ("paced, sockets on the same workers", "paced_watched_shared"),
+    ("paced, sockets watching (2)", "paced_watched_2"),
+    ("paced, sockets on the same workers (2)", "paced_watched_shared_2"),
     ("paced, during a sweep", "paced_sweep"),
 ]
 
@@ -863,10 +921,18 @@ def report(levels: list[dict], args, speed: dict) -> None:
                     f"{_f(p['max_ms'], '.0f'):>6} {p['errors']:>4} | "
                     f"{_verdict(_paced_ok(p), lv['games'] == GOAL_GAMES)}"
                 )
-                if key == "paced_watched":
+                if key.startswith("paced_watched"):
+                    where = (
+                        f"on {p['socket_workers']} workers of their own"
+                        if p.get("socket_workers")
+                        else "on the same workers"
+                    )
+                    late = p.get("frame_ms", {})
                     print(
-                        f"{'':>4} {'':<22}   {p['watchers']} sockets, frames received "
-                        f"{p['frames']}, closed early {p['watchers_closed_early']}"
+                        f"{'':>4} {'':<22}   {p['watchers']} sockets {where}, frames received "
+                        f"{p['frames']}, closed early {p['watchers_closed_early']}; a turn's "
+                        f"start → its frame p50/p99/max {late.get('p50')}/{late.get('p99')}/"
+                        f"{late.get('max')} ms"
                     )
                 if key == "paced_sweep":
                     print(
@@ -1075,6 +1141,21 @@ def parse_args(argv=None):
     parser.add_argument(
         "--watchers", type=int, default=0, metavar="N",
         help="then the paced window again with N sockets watching the games (e.g. 1000)",
+    )  # fmt: skip
+    parser.add_argument(
+        "--socket-workers", type=int, default=2, metavar="N",
+        help="--server serve: the watchers' sockets go to N workers of their own on a second "
+        "port (taxi_project/serve.py --socket-port, as docker/ routes /ws/); 0: to the same "
+        "workers (default 2)",
+    )  # fmt: skip
+    parser.add_argument(
+        "--compare-socket-workers", action="store_true",
+        help="with --watchers and --socket-workers: four watched windows, the sockets on the "
+        "workers that answer requests, then on their own, twice",
+    )  # fmt: skip
+    parser.add_argument(
+        "--socket-niceness", type=int, default=5, metavar="N",
+        help="how much nicer the socket workers run (serve's --socket-niceness; default 5)",
     )  # fmt: skip
     parser.add_argument(
         "--sweep", type=int, default=0, metavar="N",
