@@ -210,7 +210,7 @@ async def play(
 
 
 async def run_all(run: api.Run, args) -> dict:
-    ws_base = run.base.replace("http://", "ws://")
+    ws_base = run.socket_base.replace("http://", "ws://")
     connector = aiohttp.TCPConnector(limit=0)
     timeout = aiohttp.ClientTimeout(total=60)
     meter = api.CpuMeter(run.server.pid)
@@ -349,6 +349,12 @@ def parse_args(argv=None):
     parser.add_argument("--server-env", action="append", default=[], metavar="KEY=VALUE")
     parser.add_argument("--server-cmd", default=None)
     parser.add_argument("--server", choices=["serve", "uvicorn"], default="serve")
+    parser.add_argument(
+        "--socket-workers", type=int, default=0, metavar="N",
+        help="the sockets on N workers of their own on a second port, as docker/haproxy.cfg "
+        "routes them (serve's --socket-port); 0: on the workers that answer the GETs (default)",
+    )  # fmt: skip
+    parser.add_argument("--socket-niceness", type=int, default=5, metavar="N")
     parser.add_argument("--no-probe", action="store_true")
     parser.add_argument(
         "--py-spy", metavar="PATH",
