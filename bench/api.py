@@ -563,7 +563,7 @@ async def watched_paced(
     k = len(pairs)
     semaphore = asyncio.Semaphore(50)
     frames = {"entry": 0, "other": 0}
-    lateness: list[float] = []  # ms from an entry's turn start to its frame, every socket
+    lateness: list[float] = []  # s from an entry's turn start to its frame, every socket
 
     async def watch(sockets_session, i: int):
         game_id = firsts[i % k][0].game_id
@@ -585,7 +585,7 @@ async def watched_paced(
             if began != turn_began and turn_began is not None and began is not None:
                 # an entry that began a turn: its time (set as it was appended) → here
                 appended = datetime.datetime.fromisoformat(began).timestamp()
-                lateness.append(1000 * (received - appended))
+                lateness.append(received - appended)
             turn_began = began
 
     log(f"K={k}: opening {args.watchers} sockets watching the games")
@@ -609,17 +609,12 @@ async def watched_paced(
         frames=frames,
         watchers_closed_early=closed_early,
         socket_workers=args.socket_workers if (base or run.socket_base) != run.base else 0,
-        frame_ms=_percentiles(lateness),
+        frame_ms={
+            "count": len(lateness),
+            **{f"p{q}": _ms(_client.percentile(lateness, q)) for q in (50, 99, 100)},
+        },
     )
     return paced
-
-
-def _percentiles(values: list[float]) -> dict:
-    if not values:
-        return {"count": 0}
-    ordered = sorted(values)
-    at = lambda q: round(ordered[min(int(q * len(ordered)), len(ordered) - 1)], 1)  # noqa: E731
-    return {"count": len(ordered), "p50": at(0.5), "p99": at(0.99), "max": round(ordered[-1], 1)}
 
 
 async def sweep_paced(
@@ -932,7 +927,7 @@ def report(levels: list[dict], args, speed: dict) -> None:
                         f"{'':>4} {'':<22}   {p['watchers']} sockets {where}, frames received "
                         f"{p['frames']}, closed early {p['watchers_closed_early']}; a turn's "
                         f"start → its frame p50/p99/max {late.get('p50')}/{late.get('p99')}/"
-                        f"{late.get('max')} ms"
+                        f"{late.get('p100')} ms"
                     )
                 if key == "paced_sweep":
                     print(
