@@ -47,13 +47,19 @@ def sockets_of(pid: int) -> int:
     return count
 
 
-def listening(port: int) -> int:
-    """Listening sockets on the port (each worker's own, with SO_REUSEPORT)."""
-    count = 0
+def listening_sockets() -> list[tuple[int, str]]:
+    """(port, inode) of every listening IPv4 TCP socket (/proc/net/tcp)."""
+    found = []
     for line in Path("/proc/net/tcp").read_text().splitlines()[1:]:
         fields = line.split()
-        count += fields[3] == "0A" and int(fields[1].rsplit(":", 1)[1], 16) == port
-    return count
+        if fields[3] == "0A":
+            found.append((int(fields[1].rsplit(":", 1)[1], 16), fields[9]))
+    return found
+
+
+def listening(port: int) -> int:
+    """Listening sockets on the port (each worker's own, with SO_REUSEPORT)."""
+    return sum(1 for listened, _inode in listening_sockets() if listened == port)
 
 
 @pytest.mark.skipif(sys.platform != "linux", reason="SO_REUSEPORT spreads connections on Linux")
@@ -117,12 +123,7 @@ def listeners(pid: int) -> set[int]:
             link = os.readlink(f"/proc/{pid}/fd/{fd}")
             if link.startswith("socket:["):
                 inodes.add(link[8:-1])
-    ports = set()
-    for line in Path("/proc/net/tcp").read_text().splitlines()[1:]:
-        fields = line.split()
-        if fields[3] == "0A" and fields[9] in inodes:
-            ports.add(int(fields[1].rsplit(":", 1)[1], 16))
-    return ports
+    return {port for port, inode in listening_sockets() if inode in inodes}
 
 
 def status_of(port: int, path: str, headers: dict | None = None) -> int:
