@@ -30,7 +30,10 @@ What it does, all on this machine and only over 127.0.0.1:
    seconds: accepted moves (201) per second and their latency p50/p95/p99 as the client sees
    it; every other status is reported by code.
 5. Then, same server, same K, same connections: the trivial authenticated GET
-   (GET /api/v1/me with a token) for `--get-duration` seconds, the denominator of the ratio.
+   (GET /api/v1/me with a token) for `--get-duration` seconds. Then the ratio's verdict:
+   `--ratio-rounds` (4) rounds of a move window and a GET window, `--ratio-window` (5) seconds
+   each, alternating, so that the machine's drift within the run falls on both sides alike
+   (the ratio of steps 4 and 5 is shown too, as "seq").
 6. Then (unless `--rate-fraction 0`) the same K pairs play new games as people do, thinking
    between moves: together they offer `--rate-fraction` (default 0.5) of the move rate just
    measured in step 4 (each pair's moves are due at Poisson times, K / rate seconds apart on
@@ -487,6 +490,78 @@ async def unpaced_moves(run: Run, session, pairs, options, args, meter: CpuMeter
     return moves
 
 
+async def alternating_ratio(run: Run, session, pairs, options, args, meter: CpuMeter) -> dict:
+    """The ratio's verdict: `args.ratio_rounds` rounds, each a window of moves by the K
+    players who never think, then one of the trivial authenticated GET by the same players,
+    `args.ratio_window` seconds each after a second unmeasured. This machine's speed drifts
+    within a run (by up to 2× between one minute and the next), so a ratio of a 30-second move
+    window and a 10-second GET window after it measured the drift as much as the server (0.47
+    to 0.77 in four runs of the same code, one hour); in alternating windows the drift falls
+    on both sides alike. Each round's figures are kept, so what drift remains shows."""
+    games = len(pairs)
+    log(
+        f"K={games}: moves and GET /api/v1/me in {args.ratio_rounds} alternating rounds of "
+        f"1 s + {args.ratio_window:g} s each"
+    )
+    firsts: list = list(
+        await asyncio.gather(
+            *(
+                _client.open_game(session, run.base, pair, options, _client.Stats())
+                for pair in pairs
+            )  # fmt: skip
+        )
+    )
+    url = f"{run.base}/api/v1/me"
+    rounds = []
+    for _ in range(args.ratio_rounds):
+        row: dict = {}
+        for side in ("moves", "get"):
+            now = time.perf_counter()
+            window = _client.Window(now + 1.0, now + 1.0 + args.ratio_window)
+            stats = _client.Stats()
+            cpu_task = asyncio.create_task(_meter_window(meter, window))
+            if side == "moves":
+                results = await asyncio.gather(
+                    *(
+                        _client.play_games(session, run.base, pair, options, window, stats, first)
+                        for pair, first in zip(pairs, firsts, strict=True)
+                    )
+                )
+                firsts[:] = results
+            else:
+                await asyncio.gather(
+                    *(_client.get_loop(session, url, pair[0], window, stats) for pair in pairs)
+                )
+            cpu = await cpu_task
+            summary = _summary(stats, window)
+            done = summary["accepted"]
+            row[side] = {
+                "accepted": summary["accepted"],
+                "per_s": summary["per_s"],
+                "errors": summary["errors"],
+                "p99_ms": summary["p99_ms"],
+                "server_cpu_ms_per_op": 1000 * cpu["server_cpu_s"] / done if done else None,
+                **(cpu_per_op(cpu, done) if done else {}),
+                "machine_busy_pct": cpu["machine_busy_pct"],
+            }
+        row["ratio"] = row["moves"]["per_s"] / row["get"]["per_s"] if row["get"]["per_s"] else None
+        rounds.append(row)
+        log(
+            f"  round {len(rounds)}: {row['moves']['per_s']:.1f} moves/s, "
+            f"{row['get']['per_s']:.1f} GET/s, ratio {_f(row['ratio'], '.2f')}"
+        )
+    moves = sum(r["moves"]["accepted"] for r in rounds)
+    gets = sum(r["get"]["accepted"] for r in rounds)
+    return {
+        "rounds": rounds,
+        "window_s": args.ratio_window,
+        "moves_per_s": moves / (len(rounds) * args.ratio_window),
+        "get_per_s": gets / (len(rounds) * args.ratio_window),
+        "ratio": moves / gets if gets else None,
+        "errors": sum(r[side]["errors"] for r in rounds for side in ("moves", "get")),
+    }
+
+
 async def run_level(run: Run, session, players, games: int, args) -> dict:
     """One K: the move phase, then the GET phase, on the same server and connections."""
     meter = CpuMeter(run.server.pid)
@@ -512,7 +587,7 @@ async def run_level(run: Run, session, players, games: int, args) -> dict:
         gets.update(cpu_per_op(get_cpu, gets["accepted"]))
         gets["server_cpu_ms_per_request"] = 1000 * get_cpu["server_cpu_s"] / gets["accepted"]
 
-    ratio = moves["per_s"] / gets["per_s"] if gets["per_s"] else None
+    sequential = moves["per_s"] / gets["per_s"] if gets["per_s"] else None
     level = {
         "games": games,
         "workers": args.workers,
@@ -520,8 +595,12 @@ async def run_level(run: Run, session, players, games: int, args) -> dict:
         "get_duration_s": args.get_duration,
         "moves": moves,
         "get_me": gets,
-        "ratio_moves_per_get": ratio,
+        "ratio_sequential": sequential,
+        "ratio_moves_per_get": sequential,
     }
+    if args.ratio_rounds > 0:
+        level["alternating"] = await alternating_ratio(run, session, pairs, options, args, meter)
+        level["ratio_moves_per_get"] = level["alternating"]["ratio"]
     rate = args.rate or args.rate_fraction * moves["per_s"]
     if rate > 0:
         level["paced"] = await paced_moves(run, session, pairs, options, args, meter, rate)
@@ -849,7 +928,11 @@ def goals(level: dict) -> dict:
         "applies": level["games"] == GOAL_GAMES,
         "p99": p99 is not None and p99 <= GOAL_P99_MS,
         "ratio": ratio is not None and ratio >= GOAL_RATIO,
-        "no_errors": moves["errors"] == 0 and level["get_me"]["errors"] == 0,
+        "no_errors": (
+            moves["errors"] == 0
+            and level["get_me"]["errors"] == 0
+            and level.get("alternating", {}).get("errors", 0) == 0
+        ),
         **{f"p99_{key}": _paced_ok(level[key]) for _, key in PACED_WINDOWS[1:] if level.get(key)},
     }
 
@@ -879,7 +962,7 @@ def _verdict(ok: bool, applies: bool) -> str:
 def report(levels: list[dict], args, speed: dict) -> None:
     head = (
         f"{'K':>4} {'wrk':>3} {'dur':>4} | {'moves/s':>8} {'p50':>6} {'p95':>6} {'p99':>6} "
-        f"{'err':>4} | {'GET/s':>7} {'p50':>5} {'p99':>6} {'err':>4} | {'ratio':>5}"
+        f"{'err':>4} | {'GET/s':>7} {'p50':>5} {'p99':>6} {'err':>4} | {'seq':>5}"
     )
     print()
     print(
@@ -895,8 +978,35 @@ def report(levels: list[dict], args, speed: dict) -> None:
             f"{m['per_s']:>8.1f} {_f(m['p50_ms']):>6} {_f(m['p95_ms']):>6} "
             f"{_f(m['p99_ms']):>6} {m['errors']:>4} | "
             f"{g['per_s']:>7.1f} {_f(g['p50_ms']):>5} {_f(g['p99_ms']):>6} {g['errors']:>4} | "
-            f"{_f(lv['ratio_moves_per_get'], '.2f'):>5}"
+            f"{_f(lv['ratio_sequential'], '.2f'):>5}"
         )
+    print(
+        "(seq: the move window's rate ÷ the GET window's after it; the ratio's verdict is "
+        "judged in alternating windows, below)"
+    )
+    alternating = [lv for lv in levels if lv.get("alternating")]
+    if alternating:
+        print()
+        print("Moves and GETs in alternating windows (the ratio's verdict)")
+        for lv in alternating:
+            a = lv["alternating"]
+            rounds = " | ".join(
+                f"{r['moves']['per_s']:.0f}/{r['get']['per_s']:.0f} = {_f(r['ratio'], '.2f')}"
+                for r in a["rounds"]
+            )
+            print(
+                f"  K={lv['games']:<4} {len(a['rounds'])} rounds of {a['window_s']:g} s each side, "
+                f"moves/s / GET/s: {rounds}"
+            )
+            cpu = [
+                (r["moves"].get("serving_cpu_ms_per_op"), r["get"].get("serving_cpu_ms_per_op"))
+                for r in a["rounds"]
+            ]
+            print(
+                f"  K={lv['games']:<4} in all {a['moves_per_s']:.1f} moves/s, "
+                f"{a['get_per_s']:.1f} GET/s: ratio {_f(a['ratio'], '.2f')}; serving CPU ms per "
+                "move / per GET by round: " + ", ".join(f"{_f(m)} / {_f(g)}" for m, g in cpu)
+            )
     paced_levels = [lv for lv in levels if lv.get("paced")]
     if paced_levels:
         print()
@@ -1076,6 +1186,16 @@ def parse_args(argv=None):
         "--get-duration", type=float, default=10.0, help="measured seconds of GET /api/v1/me"
     )
     parser.add_argument(
+        "--ratio-rounds",
+        type=int,
+        default=4,
+        help="rounds of alternating move and GET windows that the ratio is judged on (0: the "
+        "ratio of the move window and the GET window after it)",
+    )
+    parser.add_argument(
+        "--ratio-window", type=float, default=5.0, help="measured seconds of each side of a round"
+    )
+    parser.add_argument(
         "--rate-fraction", type=float, default=GOAL_RATE_FRACTION,
         help="then the same K games with players who think, offering together this fraction "
         f"of the move rate just measured: the p99 goal's run (default {GOAL_RATE_FRACTION}; "
@@ -1174,12 +1294,15 @@ def parse_args(argv=None):
     args = parser.parse_args(argv)
     if args.quick:
         args.games, args.duration, args.warmup, args.get_duration = "10", 3.0, 1.0, 2.0
+        args.ratio_rounds, args.ratio_window = 2, 1.0
     try:
         args.levels = [int(k) for k in str(args.games).split(",") if k.strip()]
     except ValueError:
         parser.error("--games takes whole numbers, e.g. 100 or 20,100")
     if not args.levels or min(args.levels) < 1:
         parser.error("--games must be at least 1")
+    if args.ratio_rounds < 0 or args.ratio_window <= 0:
+        parser.error("--ratio-rounds must be at least 0 and --ratio-window positive")
     if args.workers < 1 or args.duration <= 0 or args.get_duration <= 0 or args.warmup < 0:
         parser.error("--workers, --duration and --get-duration must be positive")
     return args

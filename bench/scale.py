@@ -533,6 +533,7 @@ async def measure_moves(sides: list[Side], session, args) -> dict:
     moves: dict = {}
     unpaced_args = copy.copy(args)
     unpaced_args.rate = unpaced_args.rate_fraction = 0  # run_level's own paced phase: not here
+    unpaced_args.ratio_rounds = 0  # nor its alternating rounds: the sides alternate here
     # long enough for a fresh server's first requests to weigh nothing in the capacity
     unpaced_args.warmup, unpaced_args.duration = args.unpaced_warmup, args.unpaced_duration
     runs: dict = {side.name: [] for side in sides}
