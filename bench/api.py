@@ -317,18 +317,22 @@ class Run:
             start_new_session=True,  # its own process group: stopped as one, by its id
         )
         deadline = time.monotonic() + 60
-        while time.monotonic() < deadline:
+        waiting = [self.base] + ([self.socket_base] if self.socket_port != self.port else [])
+        while time.monotonic() < deadline:  # both ports: the socket workers start on their own
             if self.server.poll() is not None:
                 raise RuntimeError(f"the server exited ({self.server.returncode})")
             try:
-                with urllib.request.urlopen(f"{self.base}/healthz", timeout=2) as response:
+                with urllib.request.urlopen(f"{waiting[0]}/healthz", timeout=2) as response:
                     if response.status == 200:
-                        log(f"server up on {self.base} (pid {self.server.pid})")
-                        return
+                        waiting.pop(0)
+                        if not waiting:
+                            log(f"server up on {self.base} (pid {self.server.pid})")
+                            return
+                        continue
             except (urllib.error.URLError, ConnectionError, TimeoutError):
                 pass
             time.sleep(0.2)
-        raise RuntimeError("the server did not answer /healthz within 60 s")
+        raise RuntimeError(f"the server did not answer {waiting[0]}/healthz within 60 s")
 
     def worker_pids(self) -> list[int]:
         """The server's worker processes (not its parent, nor multiprocessing's helper)."""
