@@ -35,9 +35,10 @@ What it does, all on this machine and only over 127.0.0.1:
    each, alternating, so that the machine's drift within the run falls on both sides alike
    (the ratio of steps 4 and 5 is shown too, as "seq").
 6. Then (unless `--rate-fraction 0`) the same K pairs play new games as people do, thinking
-   between moves: together they offer `--rate-fraction` (default 0.5) of the move rate just
-   measured in step 4 (each pair's moves are due at Poisson times, K / rate seconds apart on
-   average, so that together they are the Poisson stream of many independent players). With
+   between moves: together they offer `--rate-fraction` (default 0.5) of the move rate
+   measured just before the window (`--capacity-window` seconds of unpaced moves: the machine's
+   speed drifts within a run), each pair's moves due at Poisson times, K / rate seconds apart on
+   average, so that together they are the Poisson stream of many independent players. With
    players who never think, K requests are always in flight, so the mean latency is
    K / throughput (Little's law) whatever the server; the paced run measures the latency a
    player sees at a stated fraction of the measured capacity. The p99 goal is judged there
@@ -424,6 +425,7 @@ def _summary(stats: _client.Stats, window: _client.Window) -> dict:
     return {
         "accepted": len(lat),
         "per_s": len(lat) / duration,
+        "answered_per_s": stats.answered_in_window / duration,
         "p50_ms": _ms(_client.percentile(lat, 50)),
         "p95_ms": _ms(_client.percentile(lat, 95)),
         "p99_ms": _ms(_client.percentile(lat, 99)),
@@ -538,10 +540,10 @@ async def alternating_ratio(run: Run, session, pairs, options, args, meter: CpuM
                 )
             cpu = await cpu_task
             summary = _summary(stats, window)
-            done = summary["accepted"]
+            done = stats.answered_in_window
             row[side] = {
-                "accepted": summary["accepted"],
-                "per_s": summary["per_s"],
+                "answered": done,
+                "per_s": summary["answered_per_s"],
                 "errors": summary["errors"],
                 "p99_ms": summary["p99_ms"],
                 "server_cpu_ms_per_op": 1000 * cpu["server_cpu_s"] / done if done else None,
@@ -554,8 +556,8 @@ async def alternating_ratio(run: Run, session, pairs, options, args, meter: CpuM
             f"  round {len(rounds)}: {row['moves']['per_s']:.1f} moves/s, "
             f"{row['get']['per_s']:.1f} GET/s, ratio {_f(row['ratio'], '.2f')}"
         )
-    moves = sum(r["moves"]["accepted"] for r in rounds)
-    gets = sum(r["get"]["accepted"] for r in rounds)
+    moves = sum(r["moves"]["answered"] for r in rounds)
+    gets = sum(r["get"]["answered"] for r in rounds)
     return {
         "rounds": rounds,
         "window_s": args.ratio_window,
@@ -605,29 +607,68 @@ async def run_level(run: Run, session, players, games: int, args) -> dict:
     if args.ratio_rounds > 0:
         level["alternating"] = await alternating_ratio(run, session, pairs, options, args, meter)
         level["ratio_moves_per_get"] = level["alternating"]["ratio"]
-    rate = args.rate or args.rate_fraction * moves["per_s"]
-    if rate > 0:
-        level["paced"] = await paced_moves(run, session, pairs, options, args, meter, rate)
+    if args.rate or args.rate_fraction > 0:
+
+        async def rate_now() -> tuple[float, float | None]:
+            if args.rate:
+                return args.rate, None
+            capacity = await capacity_now(run, session, pairs, options, args)
+            return args.rate_fraction * capacity, capacity
+
+        def paced(key: str, window: dict, capacity: float | None) -> None:
+            window["capacity_per_s"] = capacity
+            level[key] = window
+
+        rate, capacity = await rate_now()
+        paced("paced", await paced_moves(run, session, pairs, options, args, meter, rate), capacity)
         if args.watchers:
+            keys = ["paced_watched"]
             if args.compare_socket_workers and run.socket_port != run.port:
                 # the same sockets on the workers that answer requests, then on their own,
                 # twice over, in one run: the machine's speed drifts between runs
-                for key in ("paced_watched_shared", "paced_watched",
-                            "paced_watched_shared_2", "paced_watched_2"):  # fmt: skip
-                    base = run.base if "shared" in key else run.socket_base
-                    level[key] = await watched_paced(
-                        run, session, players, pairs, options, args, meter, rate, base=base
-                    )
-            else:
-                level["paced_watched"] = await watched_paced(
-                    run, session, players, pairs, options, args, meter, rate
+                keys = ["paced_watched_shared", "paced_watched",
+                        "paced_watched_shared_2", "paced_watched_2"]  # fmt: skip
+            for key in keys:
+                base = run.base if "shared" in key else run.socket_base
+                rate, capacity = await rate_now()
+                watched = await watched_paced(
+                    run, session, players, pairs, options, args, meter, rate, base=base
                 )
+                paced(key, watched, capacity)
         if args.sweep:
-            level["paced_sweep"] = await sweep_paced(
-                run, session, pairs, options, args, meter, rate
-            )
+            rate, capacity = await rate_now()
+            swept = await sweep_paced(run, session, pairs, options, args, meter, rate)
+            paced("paced_sweep", swept, capacity)
     level["goals"] = goals(level)
     return level
+
+
+async def capacity_now(run: Run, session, pairs, options, args) -> float:
+    """The move rate the server carries now: the K players who never think, for one second
+    unmeasured and `args.capacity_window` measured, on games set up before. Each paced window
+    offers its fraction of the capacity measured just before it, not of the first move
+    window's: this machine's speed drifts by up to 2× within a run, and a window offered half
+    of what the machine carried minutes earlier found it 65–80 % busy."""
+    firsts = list(
+        await asyncio.gather(
+            *(
+                _client.open_game(session, run.base, pair, options, _client.Stats())
+                for pair in pairs
+            )  # fmt: skip
+        )
+    )
+    now = time.perf_counter()
+    window = _client.Window(now + 1.0, now + 1.0 + args.capacity_window)
+    stats = _client.Stats()
+    await asyncio.gather(
+        *(
+            _client.play_games(session, run.base, pair, options, window, stats, first)
+            for pair, first in zip(pairs, firsts, strict=True)
+        )
+    )
+    capacity = stats.answered_in_window / args.capacity_window
+    log(f"K={len(pairs)}: {capacity:.1f} moves/s carried just now, unpaced")
+    return capacity
 
 
 async def watched_paced(
@@ -1014,9 +1055,13 @@ def report(levels: list[dict], args, speed: dict) -> None:
     paced_levels = [lv for lv in levels if lv.get("paced")]
     if paced_levels:
         print()
-        print("Paced players (they think between moves; latencies in ms)")
         print(
-            f"{'K':>4} {'window':<22} | {'offered/s':>9} {'moves/s':>8} {'p50':>6} {'p95':>6} "
+            "Paced players (they think between moves; latencies in ms; each window offers "
+            f"{args.rate_fraction:g} × the capacity measured unpaced just before it)"
+        )
+        print(
+            f"{'K':>4} {'window':<22} | {'capacity':>8} {'offered/s':>9} {'moves/s':>8} "
+            f"{'p50':>6} {'p95':>6} "
             f"{'p99':>6} {'max':>6} {'err':>4} | p99 ≤ {GOAL_P99_MS} ms"
         )
         for lv in paced_levels:
@@ -1025,7 +1070,8 @@ def report(levels: list[dict], args, speed: dict) -> None:
                 if not p:
                     continue
                 print(
-                    f"{lv['games']:>4} {name:<22} | {p['offered_per_s']:>9.1f} {p['per_s']:>8.1f} "
+                    f"{lv['games']:>4} {name:<22} | {_f(p.get('capacity_per_s')):>8} "
+                    f"{p['offered_per_s']:>9.1f} {p['per_s']:>8.1f} "
                     f"{_f(p['p50_ms']):>6} {_f(p['p95_ms']):>6} {_f(p['p99_ms']):>6} "
                     f"{_f(p['max_ms'], '.0f'):>6} {p['errors']:>4} | "
                     f"{_verdict(_paced_ok(p), lv['games'] == GOAL_GAMES)}"
@@ -1200,6 +1246,13 @@ def parse_args(argv=None):
         "--ratio-window", type=float, default=5.0, help="measured seconds of each side of a round"
     )
     parser.add_argument(
+        "--capacity-window",
+        type=float,
+        default=5.0,
+        help="measured seconds of the unpaced moves before each paced window, whose rate the "
+        "window offers its fraction of",
+    )
+    parser.add_argument(
         "--rate-fraction", type=float, default=GOAL_RATE_FRACTION,
         help="then the same K games with players who think, offering together this fraction "
         f"of the move rate just measured: the p99 goal's run (default {GOAL_RATE_FRACTION}; "
@@ -1298,15 +1351,16 @@ def parse_args(argv=None):
     args = parser.parse_args(argv)
     if args.quick:
         args.games, args.duration, args.warmup, args.get_duration = "10", 3.0, 1.0, 2.0
-        args.ratio_rounds, args.ratio_window = 2, 1.0
+        args.ratio_rounds, args.ratio_window, args.capacity_window = 2, 1.0, 1.0
     try:
         args.levels = [int(k) for k in str(args.games).split(",") if k.strip()]
     except ValueError:
         parser.error("--games takes whole numbers, e.g. 100 or 20,100")
     if not args.levels or min(args.levels) < 1:
         parser.error("--games must be at least 1")
-    if args.ratio_rounds < 0 or args.ratio_window <= 0:
-        parser.error("--ratio-rounds must be at least 0 and --ratio-window positive")
+    if args.ratio_rounds < 0 or args.ratio_window <= 0 or args.capacity_window <= 0:
+        parser.error("--ratio-rounds must be at least 0, --ratio-window and --capacity-window "
+                     "positive")  # fmt: skip
     if args.workers < 1 or args.duration <= 0 or args.get_duration <= 0 or args.warmup < 0:
         parser.error("--workers, --duration and --get-duration must be positive")
     return args

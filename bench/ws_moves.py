@@ -25,7 +25,8 @@ bench/_probe.py in each worker unless `--no-probe`). What it does, only over 127
    seconds each, alternating, so that the machine's drift within the run falls on both sides
    alike (bench/api.py does the same; the ratio of steps 2 and 3 is shown too, as "seq").
 4. Paced: the same K games, players thinking between moves, together offering
-   `--rate-fraction` (0.5) of the socket move rate of step 2 at Poisson times (as bench/api.py).
+   `--rate-fraction` (0.5) at Poisson times of the socket move rate measured unpaced just
+   before (`--capacity-window` seconds), as bench/api.py.
 
 Goals (K=100): socket moves/s ≥ 1.0 × GET/s of the same run; paced p99 ≤ 100 ms with ≥ 97 %
 carried and no error. Printed as PASS/FAIL; the exit status is non-zero only if the run failed.
@@ -200,6 +201,7 @@ async def play(
         if status == 201:
             if inside:
                 stats.accepted(t0, t1)
+            stats.answered_in_window += window.has(t1)
             for socket in sockets.values():  # the next mover needs the entry's view
                 await socket.at_least(data["seq"])
             continue
@@ -291,25 +293,33 @@ async def run_all(run: api.Run, args) -> dict:
             for side in row.values():  # the totals, not each window's breakdown
                 side.pop("breakdown", None)
                 side.pop("timeline", None)
-            per_s = row["get"]["per_s"]
-            row["ratio"] = row["moves"]["per_s"] / per_s if per_s else None
+            per_s = row["get"]["answered_per_s"]  # answers within the window (api.Stats)
+            row["ratio"] = row["moves"]["answered_per_s"] / per_s if per_s else None
             rounds.append(row)
-            log(f"  round {len(rounds)}: {row['moves']['per_s']:.1f} socket moves/s, "
+            log(f"  round {len(rounds)}: {row['moves']['answered_per_s']:.1f} socket moves/s, "
                 f"{per_s:.1f} GET/s, ratio {api._f(row['ratio'], '.2f')}")  # fmt: skip
 
         paced = None
-        rate = args.rate or args.rate_fraction * moves["per_s"]
+        capacity = None
+        if not args.rate and args.rate_fraction > 0:
+            # of the rate measured just before the window, as bench/api.py: the machine's speed
+            # drifts within a run
+            log(f"K={k}: socket moves unpaced, 1 s + {args.capacity_window:g} s (the capacity)")
+            now_window = await window_of(args.capacity_window, None, "ws", warmup=1.0)
+            capacity = now_window["answered_per_s"]
+        rate = args.rate or args.rate_fraction * (capacity or 0)
         if rate > 0:
             interval = k / rate
             log(f"K={k}: paced socket moves, {rate:.1f}/s offered, {args.warmup:g} s warm-up + "
                 f"{args.duration:g} s")  # fmt: skip
             paced = await window_of(args.duration, interval, "ws")
             paced["offered_per_s"] = rate
+            paced["capacity_per_s"] = capacity
         for _game_id, sockets in games:
             await close_sockets(sockets)
     sequential = moves["per_s"] / gets["per_s"] if gets["per_s"] else None
-    moved = sum(r["moves"]["accepted"] for r in rounds)
-    got = sum(r["get"]["accepted"] for r in rounds)
+    moved = sum(r["moves"]["answered_per_s"] for r in rounds)
+    got = sum(r["get"]["answered_per_s"] for r in rounds)
     return {
         "games": k, "moves": moves, "get_me": gets, "paced": paced,
         "ratio_sequential": sequential, "rounds": rounds,
@@ -336,7 +346,8 @@ def report(result: dict, speed: dict) -> None:
     if result["rounds"]:
         rounds = result["rounds"]
         print(f"  in {len(rounds)} alternating rounds, socket moves/s / GET/s: " + " | ".join(
-            f"{r['moves']['per_s']:.0f}/{r['get']['per_s']:.0f} = {api._f(r['ratio'], '.2f')}"
+            f"{r['moves']['answered_per_s']:.0f}/{r['get']['answered_per_s']:.0f} = "
+            f"{api._f(r['ratio'], '.2f')}"
             for r in rounds
         ))  # fmt: skip
         print("    serving CPU ms per socket move / per GET by round: " + ", ".join(
@@ -351,7 +362,8 @@ def report(result: dict, speed: dict) -> None:
         ok = ok and p["p99_ms"] <= api.GOAL_P99_MS
         verdict = "PASS" if ok else "FAIL"
         print(
-            f"  paced at {p['offered_per_s']:.1f}/s offered: {p['per_s']:.1f}/s carried,"
+            f"  paced at {p['offered_per_s']:.1f}/s offered ({api._f(p.get('capacity_per_s'))}/s "
+            f"carried unpaced just before): {p['per_s']:.1f}/s carried,"
             f" p50 {p['p50_ms']} p95 {p['p95_ms']} p99 {p['p99_ms']} max {p['max_ms']},"
             f" errors {p['errors']}: {verdict} (p99 ≤ {api.GOAL_P99_MS} ms)"
         )
@@ -393,6 +405,10 @@ def parse_args(argv=None):
         "(0: the ratio of the move window and the GET window after it)",
     )  # fmt: skip
     parser.add_argument("--ratio-window", type=float, default=5.0, help="seconds of each side")
+    parser.add_argument(
+        "--capacity-window", type=float, default=5.0,
+        help="seconds of unpaced socket moves before the paced window, its rate's base",
+    )  # fmt: skip
     parser.add_argument("--rate-fraction", type=float, default=api.GOAL_RATE_FRACTION)
     parser.add_argument("--rate", type=float, default=0.0, help="offer this many moves/s paced")
     parser.add_argument("--port", type=int, default=0)
@@ -420,8 +436,8 @@ def parse_args(argv=None):
     args = parser.parse_args(argv)
     if args.quick:
         args.games, args.duration, args.warmup, args.get_duration = 10, 3.0, 1.0, 2.0
-        args.ratio_rounds, args.ratio_window = 2, 1.0
-    if args.ratio_rounds < 0 or args.ratio_window <= 0:
+        args.ratio_rounds, args.ratio_window, args.capacity_window = 2, 1.0, 1.0
+    if args.ratio_rounds < 0 or args.ratio_window <= 0 or args.capacity_window <= 0:
         parser.error("--ratio-rounds must be at least 0 and --ratio-window positive")
     return args
 
