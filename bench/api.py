@@ -476,6 +476,7 @@ async def unpaced_moves(run: Run, session, pairs, options, args, meter: CpuMeter
         raise RuntimeError(f"{len(crashed)} game loops failed; first: {crashed[0]!r}")
     moves = _summary(stats, window)
     moves.update(
+        ongoing=results,  # each pair's game in play (run_level takes it out)
         games_started=stats.games_started,
         games_finished=stats.games_finished,
         legal_checked=stats.legal_checked,
@@ -496,27 +497,36 @@ async def unpaced_moves(run: Run, session, pairs, options, args, meter: CpuMeter
     return moves
 
 
-async def alternating_ratio(run: Run, session, pairs, options, args, meter: CpuMeter) -> dict:
+async def _ongoing(run: Run, session, pairs, options, ongoing: list) -> None:
+    """A game for every pair that has none in `ongoing` (set up before any window opens)."""
+    fresh = await asyncio.gather(
+        *(
+            _client.open_game(session, run.base, pair, options, _client.Stats())
+            for pair, game in zip(pairs, ongoing, strict=True)
+            if game is None
+        )  # fmt: skip
+    )
+    made = iter(fresh)
+    ongoing[:] = [next(made) if game is None else game for game in ongoing]
+
+
+async def alternating_ratio(
+    run: Run, session, pairs, options, args, meter: CpuMeter, ongoing: list
+) -> dict:
     """The ratio's verdict: `args.ratio_rounds` rounds, each a window of moves by the K
     players who never think, then one of the trivial authenticated GET by the same players,
     `args.ratio_window` seconds each after a second unmeasured. This machine's speed drifts
     within a run (by up to 2× between one minute and the next), so a ratio of a 30-second move
     window and a 10-second GET window after it measured the drift as much as the server (0.47
     to 0.77 in four runs of the same code, one hour); in alternating windows the drift falls
-    on both sides alike. Each round's figures are kept, so what drift remains shows."""
+    on both sides alike. Each round's figures are kept, so what drift remains shows.
+    `ongoing`: each pair's game in play (or None), played on and left in play."""
     games = len(pairs)
     log(
         f"K={games}: moves and GET /api/v1/me in {args.ratio_rounds} alternating rounds of "
         f"1 s + {args.ratio_window:g} s each"
     )
-    firsts: list = list(
-        await asyncio.gather(
-            *(
-                _client.open_game(session, run.base, pair, options, _client.Stats())
-                for pair in pairs
-            )  # fmt: skip
-        )
-    )
+    firsts = ongoing
     url = f"{run.base}/api/v1/me"
     rounds = []
     for _ in range(args.ratio_rounds):
@@ -527,6 +537,7 @@ async def alternating_ratio(run: Run, session, pairs, options, args, meter: CpuM
             stats = _client.Stats()
             cpu_task = asyncio.create_task(_meter_window(meter, window))
             if side == "moves":
+                await _ongoing(run, session, pairs, options, firsts)
                 results = await asyncio.gather(
                     *(
                         _client.play_games(session, run.base, pair, options, window, stats, first)
@@ -604,15 +615,20 @@ async def run_level(run: Run, session, players, games: int, args) -> dict:
         "ratio_sequential": sequential,
         "ratio_moves_per_get": sequential,
     }
+    # the games in play that the alternating rounds and the capacity windows play on, from
+    # where the move window left them: moves of every stage of a game, not only first ones
+    ongoing: list = moves.pop("ongoing")
     if args.ratio_rounds > 0:
-        level["alternating"] = await alternating_ratio(run, session, pairs, options, args, meter)
+        level["alternating"] = await alternating_ratio(
+            run, session, pairs, options, args, meter, ongoing
+        )
         level["ratio_moves_per_get"] = level["alternating"]["ratio"]
     if args.rate or args.rate_fraction > 0:
 
         async def rate_now() -> tuple[float, float | None]:
             if args.rate:
                 return args.rate, None
-            capacity = await capacity_now(run, session, pairs, options, args)
+            capacity = await capacity_now(run, session, pairs, options, args, ongoing)
             return args.rate_fraction * capacity, capacity
 
         def paced(key: str, window: dict, capacity: float | None) -> None:
@@ -643,29 +659,24 @@ async def run_level(run: Run, session, players, games: int, args) -> dict:
     return level
 
 
-async def capacity_now(run: Run, session, pairs, options, args) -> float:
+async def capacity_now(run: Run, session, pairs, options, args, ongoing: list) -> float:
     """The move rate the server carries now: the K players who never think, for one second
-    unmeasured and `args.capacity_window` measured, on games set up before. Each paced window
-    offers its fraction of the capacity measured just before it, not of the first move
-    window's: this machine's speed drifts by up to 2× within a run, and a window offered half
-    of what the machine carried minutes earlier found it 65–80 % busy."""
-    firsts = list(
-        await asyncio.gather(
-            *(
-                _client.open_game(session, run.base, pair, options, _client.Stats())
-                for pair in pairs
-            )  # fmt: skip
-        )
-    )
+    unmeasured and `args.capacity_window` measured, on the games in play (`ongoing`, left in
+    play). Each paced window offers its fraction of the capacity measured just before it, not
+    of the first move window's: this machine's speed drifts by up to 2× within a run, and a
+    window offered half of what the machine carried minutes earlier found it 65–80 % busy."""
+    await _ongoing(run, session, pairs, options, ongoing)
+    firsts = ongoing
     now = time.perf_counter()
     window = _client.Window(now + 1.0, now + 1.0 + args.capacity_window)
     stats = _client.Stats()
-    await asyncio.gather(
+    results = await asyncio.gather(
         *(
             _client.play_games(session, run.base, pair, options, window, stats, first)
             for pair, first in zip(pairs, firsts, strict=True)
         )
     )
+    firsts[:] = results
     capacity = stats.answered_in_window / args.capacity_window
     log(f"K={len(pairs)}: {capacity:.1f} moves/s carried just now, unpaced")
     return capacity

@@ -628,6 +628,7 @@ async def bench(run: api.Run, args, workers: list) -> dict:
         capacity_args = copy.copy(args)
         capacity_args.duration = args.capacity_duration
         capacity = await api.unpaced_moves(run, session, pairs, options, capacity_args, meter)
+        capacity.pop("ongoing")  # the paced windows begin games of their own
         rate = args.rate or args.rate_fraction * capacity["per_s"]
         tables = BotTables(
             session, ws_session, run.base, users[2 * args.games :], args.bot_games, options
