@@ -518,8 +518,8 @@ async def alternating_ratio(
     `args.ratio_window` seconds each after a second unmeasured. This machine's speed drifts
     within a run (by up to 2× between one minute and the next), so a ratio of a 30-second move
     window and a 10-second GET window after it measured the drift as much as the server (0.49,
-    0.69 and 0.77 in three runs of the same code within an hour); in alternating windows the drift falls
-    on both sides alike. Each round's figures are kept, so what drift remains shows.
+    0.69 and 0.77 in three runs of the same code within an hour); in alternating windows the
+    drift falls on both sides alike. Each round's figures are kept, so what drift remains shows.
     `ongoing`: each pair's game in play (or None), played on and left in play."""
     games = len(pairs)
     log(

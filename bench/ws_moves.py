@@ -438,7 +438,8 @@ def parse_args(argv=None):
         args.games, args.duration, args.warmup, args.get_duration = 10, 3.0, 1.0, 2.0
         args.ratio_rounds, args.ratio_window, args.capacity_window = 2, 1.0, 1.0
     if args.ratio_rounds < 0 or args.ratio_window <= 0 or args.capacity_window <= 0:
-        parser.error("--ratio-rounds must be at least 0 and --ratio-window positive")
+        parser.error("--ratio-rounds must be at least 0, --ratio-window and --capacity-window "
+                     "positive")  # fmt: skip
     return args
 
 
