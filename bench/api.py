@@ -510,6 +510,26 @@ async def _ongoing(run: Run, session, pairs, options, ongoing: list) -> None:
     ongoing[:] = [next(made) if game is None else game for game in ongoing]
 
 
+async def _play_on(
+    run: Run, session, pairs, options, ongoing: list, seconds: float, meter: CpuMeter | None = None
+) -> tuple[_client.Stats, _client.Window, dict | None]:
+    """The K players who never think, on the games in play (`ongoing`: a new one set up first
+    for a pair without one; left in play), for one second unmeasured and `seconds` measured:
+    the window's stats, the window, and its CPU if `meter`."""
+    await _ongoing(run, session, pairs, options, ongoing)
+    now = time.perf_counter()
+    window = _client.Window(now + 1.0, now + 1.0 + seconds)
+    stats = _client.Stats()
+    cpu_task = asyncio.create_task(_meter_window(meter, window)) if meter is not None else None
+    ongoing[:] = await asyncio.gather(
+        *(
+            _client.play_games(session, run.base, pair, options, window, stats, first)
+            for pair, first in zip(pairs, ongoing, strict=True)
+        )
+    )
+    return stats, window, (await cpu_task if cpu_task is not None else None)
+
+
 async def alternating_ratio(
     run: Run, session, pairs, options, args, meter: CpuMeter, ongoing: list
 ) -> dict:
@@ -526,41 +546,37 @@ async def alternating_ratio(
         f"K={games}: moves and GET /api/v1/me in {args.ratio_rounds} alternating rounds of "
         f"1 s + {args.ratio_window:g} s each"
     )
-    firsts = ongoing
     url = f"{run.base}/api/v1/me"
+
+    def side(stats: _client.Stats, window: _client.Window, cpu: dict) -> dict:
+        summary = _summary(stats, window)
+        done = stats.answered_in_window
+        return {
+            "answered": done,
+            "per_s": summary["answered_per_s"],
+            "errors": summary["errors"],
+            "p99_ms": summary["p99_ms"],
+            "server_cpu_ms_per_op": 1000 * cpu["server_cpu_s"] / done if done else None,
+            **(cpu_per_op(cpu, done) if done else {}),
+            "machine_busy_pct": cpu["machine_busy_pct"],
+        }
+
     rounds = []
     for _ in range(args.ratio_rounds):
         row: dict = {}
-        for side in ("moves", "get"):
-            now = time.perf_counter()
-            window = _client.Window(now + 1.0, now + 1.0 + args.ratio_window)
-            stats = _client.Stats()
-            cpu_task = asyncio.create_task(_meter_window(meter, window))
-            if side == "moves":
-                await _ongoing(run, session, pairs, options, firsts)
-                results = await asyncio.gather(
-                    *(
-                        _client.play_games(session, run.base, pair, options, window, stats, first)
-                        for pair, first in zip(pairs, firsts, strict=True)
-                    )
-                )
-                firsts[:] = results
-            else:
-                await asyncio.gather(
-                    *(_client.get_loop(session, url, pair[0], window, stats) for pair in pairs)
-                )
-            cpu = await cpu_task
-            summary = _summary(stats, window)
-            done = stats.answered_in_window
-            row[side] = {
-                "answered": done,
-                "per_s": summary["answered_per_s"],
-                "errors": summary["errors"],
-                "p99_ms": summary["p99_ms"],
-                "server_cpu_ms_per_op": 1000 * cpu["server_cpu_s"] / done if done else None,
-                **(cpu_per_op(cpu, done) if done else {}),
-                "machine_busy_pct": cpu["machine_busy_pct"],
-            }
+        stats, window, cpu = await _play_on(
+            run, session, pairs, options, ongoing, args.ratio_window, meter
+        )
+        assert cpu is not None
+        row["moves"] = side(stats, window, cpu)
+        now = time.perf_counter()
+        window = _client.Window(now + 1.0, now + 1.0 + args.ratio_window)
+        stats = _client.Stats()
+        cpu_task = asyncio.create_task(_meter_window(meter, window))
+        await asyncio.gather(
+            *(_client.get_loop(session, url, pair[0], window, stats) for pair in pairs)
+        )
+        row["get"] = side(stats, window, await cpu_task)
         row["ratio"] = row["moves"]["per_s"] / row["get"]["per_s"] if row["get"]["per_s"] else None
         rounds.append(row)
         log(
@@ -665,18 +681,9 @@ async def capacity_now(run: Run, session, pairs, options, args, ongoing: list) -
     play). Each paced window offers its fraction of the capacity measured just before it, not
     of the first move window's: this machine's speed drifts by up to 2× within a run, and a
     window offered half of what the machine carried minutes earlier found it 65–80 % busy."""
-    await _ongoing(run, session, pairs, options, ongoing)
-    firsts = ongoing
-    now = time.perf_counter()
-    window = _client.Window(now + 1.0, now + 1.0 + args.capacity_window)
-    stats = _client.Stats()
-    results = await asyncio.gather(
-        *(
-            _client.play_games(session, run.base, pair, options, window, stats, first)
-            for pair, first in zip(pairs, firsts, strict=True)
-        )
+    stats, _window, _cpu = await _play_on(
+        run, session, pairs, options, ongoing, args.capacity_window
     )
-    firsts[:] = results
     capacity = stats.answered_in_window / args.capacity_window
     log(f"K={len(pairs)}: {capacity:.1f} moves/s carried just now, unpaced")
     return capacity
