@@ -7,25 +7,34 @@ receives it is named by its type (`game.entry` → `GameConsumer.game_entry`).
 
 One push path: `channel_layer.group_send`, the layer's public API, from whichever thread the
 commit ran on (a request's, a consumer's database thread, a Celery worker's), the same code
-for Redis and the in-memory layer. In a server process `async_to_sync` hands it to the
-server's event loop. A process without one (a Celery worker) calls `use_own_loop()` at start:
-its pushes then go through one long-lived loop on a thread of its own, as `async_to_sync`
-would otherwise build a new loop, and channels_redis a new connection, for every push (6.2 ms
-of a timeout's 9 ms of worker CPU, BENCHMARKS.md). Pushing is best effort: a failure is
-logged, never raised into a committed request; clients resync from their last seq.
+for Redis and the in-memory layer. In a server process the push is handed to the server's
+event loop (`publish_from`, called by the ASGI application on each connection) and the thread
+goes on without waiting for it: a request's thread is one of the few places in Django
+(taxi_project/sync_limit.py), and a publish waits its turn on a loop busy with every other
+socket and request. At most `PUSHES_PENDING` pushes of a process wait for the loop at once;
+past that a thread waits for its own push, so a slow Redis slows the writers rather than
+piling pushes up in memory. A process without a server loop (a Celery worker) calls
+`use_own_loop()` at start: its pushes then go through one long-lived loop on a thread of its
+own, as `async_to_sync` would otherwise build a new loop, and channels_redis a new connection,
+for every push (6.2 ms of a timeout's 9 ms of worker CPU, BENCHMARKS.md); elsewhere (a test,
+a management command) `async_to_sync` runs it. Pushing is best effort: a failure is logged,
+never raised into a committed request; clients resync from their last seq.
 """
 
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import json
 import logging
 import threading
+from functools import partial
 from typing import Any, Literal, TypedDict
 
 from asgiref.sync import async_to_sync
 from celery import signature
 from channels.layers import get_channel_layer
+from django.conf import settings
 from rest_framework.utils.encoders import JSONEncoder
 
 log = logging.getLogger(__name__)
@@ -151,13 +160,55 @@ def use_own_loop() -> None:
     _own_loop = _OwnLoop()
 
 
+_server_loop: asyncio.AbstractEventLoop | None = None
+_pending_lock = threading.Lock()
+_pending = 0
+
+
+def publish_from(loop: asyncio.AbstractEventLoop) -> None:
+    """This process serves from `loop`: pushes from its threads are handed to it."""
+    global _server_loop
+    _server_loop = loop
+
+
+def _take_place() -> bool:
+    global _pending
+    with _pending_lock:
+        if _pending >= settings.PUSHES_PENDING:
+            return False
+        _pending += 1
+        return True
+
+
+def _give_place_back() -> None:
+    global _pending
+    with _pending_lock:
+        _pending -= 1
+
+
+def _published(group: str, future: concurrent.futures.Future) -> None:
+    _give_place_back()
+    if not future.cancelled() and future.exception() is not None:
+        error = future.exception()
+        log.error("push to %s failed", group, exc_info=(type(error), error, error.__traceback__))
+
+
 def _send(group: str, message: Message) -> None:
     try:
         layer = get_channel_layer()
         if _own_loop is not None:
             _own_loop.run(layer.group_send(group, message))
-        else:
-            async_to_sync(layer.group_send)(group, message)
+            return
+        loop = _server_loop
+        if loop is not None and loop.is_running() and _take_place():
+            try:
+                future = asyncio.run_coroutine_threadsafe(layer.group_send(group, message), loop)
+            except BaseException:
+                _give_place_back()
+                raise
+            future.add_done_callback(partial(_published, group))
+            return
+        async_to_sync(layer.group_send)(group, message)
     except Exception:  # committed already: clients catch up by resync
         log.exception("push to %s failed", group)
 

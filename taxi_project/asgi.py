@@ -1,5 +1,6 @@
 """ASGI entry point: HTTP goes to Django, WebSockets to the Channels consumers."""
 
+import asyncio
 import gc
 import os
 import warnings
@@ -32,17 +33,34 @@ warnings.filterwarnings(
     "ignore", message="StreamingHttpResponse must consume synchronous iterators", category=Warning
 )
 
+from games import events  # noqa: E402
 from taxi_project.connection_limits import HandshakeLimit  # noqa: E402
+
+
+class PushFromThisLoop:
+    """Tells games/events.py which event loop serves this process, so a thread that commits
+    hands its push to it and goes on (the loop of the connection: one per server process)."""
+
+    def __init__(self, app):
+        self.app = app
+
+    async def __call__(self, scope, receive, send):
+        events.publish_from(asyncio.get_running_loop())
+        return await self.app(scope, receive, send)
+
 
 application = ProtocolTypeRouter(
     {
         # streams and sockets being opened at once per client address are limited in front of
         # everything else (taxi_project/connection_limits.py)
-        "http": HandshakeLimit(django_asgi_app),
+        "http": PushFromThisLoop(HandshakeLimit(django_asgi_app)),
         # origin policy, session or token authentication: accounts/channels_auth.py
-        "websocket": HandshakeLimit(
-            # Channels' stubs take only patterns whose view is typed as an ASGI app, not path()'s
-            websocket_stack(URLRouter(websocket_urlpatterns))  # type: ignore[arg-type]
+        "websocket": PushFromThisLoop(
+            HandshakeLimit(
+                # Channels' stubs take only patterns whose view is typed as an ASGI app, not
+                # path()'s
+                websocket_stack(URLRouter(websocket_urlpatterns))  # type: ignore[arg-type]
+            )
         ),
     }
 )

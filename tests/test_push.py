@@ -1,8 +1,9 @@
-"""One push path (games/events.py): `group_send` through `async_to_sync`, from a request's
-thread (as Django's ASGI handler runs views: `sync_to_async`) or a Celery worker's (a thread
-with no event loop), on Redis and on the in-memory layer alike. What it sends must reach the
-group's sockets exactly as the layer's own `group_send` delivers it; a Redis that does not
-answer loses the push, never the committed request."""
+"""One push path (games/events.py): `group_send`, from a request's thread (as Django's ASGI
+handler runs views: `sync_to_async`) or a Celery worker's (a thread with no event loop), on
+Redis and on the in-memory layer alike. What it sends must reach the group's sockets exactly as
+the layer's own `group_send` delivers it; a Redis that does not answer loses the push, never
+the committed request. In a server process the thread hands the push to the server's loop and
+goes on, up to `PUSHES_PENDING` pushes waiting; past them it waits for its own."""
 
 from __future__ import annotations
 
@@ -105,3 +106,113 @@ def test_a_redis_that_is_down_loses_the_push_not_the_caller(settings, caplog):
     with caplog.at_level(logging.ERROR, logger="games.events"):
         events.chat_hidden(game_id=game_id, message_id=5)  # returns: nothing raised
     assert f"push to game-{game_id} failed" in caplog.text
+
+
+class _HeldLayer:
+    """An in-memory layer whose publishes wait for `gate`, recording what they published."""
+
+    def __init__(self, fail: bool = False):
+        self.gate = asyncio.Event()
+        self.published: list[int] = []
+        self.fail = fail
+
+    async def group_send(self, group, message):
+        await self.gate.wait()
+        if self.fail:
+            raise ConnectionError("the layer is gone")
+        self.published.append(message["id"])
+
+
+def _hidden(n: int):
+    return partial(events.chat_hidden, game_id=_game_id(), message_id=n)
+
+
+def _in_a_request(push):
+    """A push from a thread as Django's ASGI handler runs a view (`sync_to_async`)."""
+    return sync_to_async(push, thread_sensitive=False)()
+
+
+def test_in_a_server_process_a_thread_hands_its_push_to_the_loop_and_goes_on(settings, monkeypatch):
+    layer = _HeldLayer()
+    monkeypatch.setattr(events, "get_channel_layer", lambda: layer)
+    settings.PUSHES_PENDING = 10
+
+    async def scenario():
+        events.publish_from(asyncio.get_running_loop())  # as the ASGI application does
+        # the publish cannot finish while the gate is shut: the thread returns all the same
+        await asyncio.wait_for(_in_a_request(_hidden(1)), 5)
+        await asyncio.wait_for(_in_a_request(_hidden(2)), 5)
+        assert layer.published == []
+        layer.gate.set()
+        for _ in range(100):
+            if len(layer.published) == 2:
+                break
+            await asyncio.sleep(0.01)
+        return layer.published
+
+    assert async_to_sync(scenario)() == [1, 2]
+
+
+def test_past_PUSHES_PENDING_a_thread_waits_for_its_own_push(settings, monkeypatch):
+    layer = _HeldLayer()
+    monkeypatch.setattr(events, "get_channel_layer", lambda: layer)
+    settings.PUSHES_PENDING = 1
+
+    async def scenario():
+        events.publish_from(asyncio.get_running_loop())
+        await asyncio.wait_for(_in_a_request(_hidden(1)), 5)  # takes the one place
+        second = asyncio.ensure_future(_in_a_request(_hidden(2)))
+        await asyncio.sleep(0.3)
+        waited = not second.done()  # no place: it waits for its own publish
+        layer.gate.set()
+        await asyncio.wait_for(second, 5)
+        return waited, sorted(layer.published)
+
+    waited, published = async_to_sync(scenario)()
+    assert waited
+    assert published == [1, 2]
+
+
+def test_a_push_the_loop_fails_to_publish_is_logged_and_its_place_given_back(
+    settings, monkeypatch, caplog
+):
+    layer = _HeldLayer(fail=True)
+    layer.gate.set()
+    monkeypatch.setattr(events, "get_channel_layer", lambda: layer)
+    settings.PUSHES_PENDING = 1
+
+    async def scenario():
+        events.publish_from(asyncio.get_running_loop())
+        await _in_a_request(_hidden(1))
+        for _ in range(100):
+            if "failed" in caplog.text:
+                break
+            await asyncio.sleep(0.01)
+        layer.fail = False
+        layer.gate.clear()
+        # the failed push gave its place back: the next is handed over too, and the thread
+        # goes on while its publish waits at the gate
+        await asyncio.wait_for(_in_a_request(_hidden(2)), 5)
+        layer.gate.set()
+        for _ in range(100):
+            if layer.published:
+                break
+            await asyncio.sleep(0.01)
+        return layer.published
+
+    with caplog.at_level(logging.ERROR, logger="games.events"):
+        assert async_to_sync(scenario)() == [2]
+    assert "push to game-" in caplog.text and "the layer is gone" in caplog.text
+
+
+def test_with_the_servers_loop_gone_a_push_is_published_by_the_thread_itself(settings, monkeypatch):
+    layer = _HeldLayer()
+    layer.gate.set()
+    monkeypatch.setattr(events, "get_channel_layer", lambda: layer)
+
+    async def served():
+        events.publish_from(asyncio.get_running_loop())
+
+    async_to_sync(served)()  # that loop has stopped since
+    _hidden(7)()
+    assert layer.published == [7]
