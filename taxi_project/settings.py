@@ -191,6 +191,12 @@ HTTP_CONCURRENCY = int(os.environ.get("HTTP_CONCURRENCY", "4"))
 # for its own, so a slow channel layer slows the writers instead of holding pushes in memory.
 PUSHES_PENDING = int(os.environ.get("PUSHES_PENDING", "1000"))
 
+# Threads of one server process that run moves sent over WebSockets (games/consumers.py); more
+# moves wait their turn in order. Each socket has at most one move in flight. Few, because they
+# share the interpreter lock with the event loop that delivers every socket's frames. 0: the
+# event loop's default executor (CPU count + 4 threads).
+SOCKET_MOVE_CONCURRENCY = int(os.environ.get("SOCKET_MOVE_CONCURRENCY", "2"))
+
 # How often each server process looks up the versions of the games its sockets watch, so a
 # socket whose push was lost (its process died between commit and publish) catches up: the
 # longest an entry can wait to reach an open socket (games/consumers.py: _Watch).

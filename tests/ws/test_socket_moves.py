@@ -1,12 +1,15 @@
 """Moves over the game socket keep the HTTP path's guarantees when they run side by side: a
 move frame runs on a pooled thread (not one after another on the process's single thread),
-so two frames of one player can race. Exactly once by idempotency key, 409 `stale_version`
+so two frames of one player can race (at most `SOCKET_MOVE_CONCURRENCY` of a process at once).
+Exactly once by idempotency key, 409 `stale_version`
 on a version already moved past, and the per-user move limit, each proven on the socket, also
 for frames sent at the same moment on two sockets."""
 
 from __future__ import annotations
 
 import asyncio
+import threading
+import time
 import uuid
 
 import pytest
@@ -187,3 +190,51 @@ def test_the_move_limit_holds_for_frames_sent_at_once_on_two_sockets(table, four
     codes = sorted(a["code"] for a in answers)
     assert codes == ["stale_version"] * 4 + ["throttled"] * 2, answers
     assert Game.objects.get(pk=game_id).version == 0
+
+
+def test_a_process_runs_at_most_SOCKET_MOVE_CONCURRENCY_socket_moves_at_once(
+    table, settings, monkeypatch
+):
+    from games import consumers
+
+    settings.SOCKET_MOVE_CONCURRENCY = 2
+    game_id, mover = _mover(table)
+    lock, running, most = threading.Lock(), [0], [0]
+    submit = consumers.moves.move_submit
+
+    def slow_submit(**kwargs):
+        with lock:
+            running[0] += 1
+            most[0] = max(most[0], running[0])
+        try:
+            time.sleep(0.2)
+            return submit(**kwargs)
+        finally:
+            with lock:
+                running[0] -= 1
+
+    monkeypatch.setattr(consumers.moves, "move_submit", slow_submit)
+
+    async def scenario():
+        sockets = [await open_game_socket(game_id, mover) for _ in range(4)]
+        frames = [
+            ws.send_json_to(
+                {
+                    "type": "move",
+                    "ref": f"r{i}",
+                    "action": {"type": "stop"},
+                    "version": 99,
+                    "idempotency_key": f"k{i}",
+                }
+            )  # fmt: skip
+            for i, ws in enumerate(sockets)
+        ]
+        await asyncio.gather(*frames)
+        answers = await asyncio.gather(*(_answer(ws, f"r{i}") for i, ws in enumerate(sockets)))
+        for ws in sockets:
+            await ws.disconnect()
+        return answers
+
+    answers = run(scenario)
+    assert [a["code"] for a in answers] == ["stale_version"] * 4, answers
+    assert most[0] == 2  # side by side, two at a time
