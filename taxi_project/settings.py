@@ -193,9 +193,11 @@ PUSHES_PENDING = int(os.environ.get("PUSHES_PENDING", "1000"))
 
 # Threads of one server process that run moves sent over WebSockets (games/consumers.py); more
 # moves wait their turn in order. Each socket has at most one move in flight. Few, because they
-# share the interpreter lock with the event loop that delivers every socket's frames. 0: the
-# event loop's default executor (CPU count + 4 threads).
-SOCKET_MOVE_CONCURRENCY = int(os.environ.get("SOCKET_MOVE_CONCURRENCY", "2"))
+# share the interpreter lock with the event loop that delivers every socket's frames; enough
+# that their waits for PostgreSQL leave no CPU idle (bench/ws_moves.py: with 2, 0.93-1.08 x
+# the GET rate and the machine 82-84 % busy; with 3, 1.12-1.13 x). 0: the event loop's
+# default executor (CPU count + 4 threads).
+SOCKET_MOVE_CONCURRENCY = int(os.environ.get("SOCKET_MOVE_CONCURRENCY", "3"))
 
 # How often each server process looks up the versions of the games its sockets watch, so a
 # socket whose push was lost (its process died between commit and publish) catches up: the
