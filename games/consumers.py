@@ -286,9 +286,16 @@ class GameConsumer(JsonConsumer):
         await self.send_json(frame("synced", version=self.last_seq, clock=clock))
 
     def _since(self, after: int):
-        entries, view, version = selectors.entries_since(
-            game_id=self.game_id, after=after, seat=self.seat
-        )
+        for _ in range(2):
+            if not self.commitment:  # opened on a waiting table: seats are drawn at the start
+                self.seat, self.commitment = self._seat_and_commitment()
+            entries, view, version = selectors.entries_since(
+                game_id=self.game_id, after=after, seat=self.seat
+            )
+            # started between the two reads: read again with the seat the start drew (the
+            # entries after `version` come live, and `deliver` learns no seat once synced)
+            if version < 0 or self.commitment:
+                break
         game = selectors.Game.objects.get(pk=self.game_id)
         return entries, view, version, selectors.clock_of(game)
 

@@ -597,3 +597,35 @@ def test_the_last_entry_of_a_game_reaches_the_sockets_with_the_seed_as_text(tabl
     last = frames[-1]
     assert last["notifications"][-1]["type"] == "game_ended"
     assert last["view"]["seed"] == Game.objects.get(pk=game_id).seed
+
+
+def test_a_socket_that_syncs_after_the_start_without_its_push_gets_its_seats_view(make_player):
+    """Opened on a waiting table, the socket's first sync comes after the game started and
+    before (or without) the start's push: the sync draws the socket's seat itself, and the
+    view is its seat's, not a spectator's."""
+    host, guest = make_player(), make_player()
+    game_id = host.post("/api/v1/tables", {"players": 2}).json()["id"]
+
+    async def scenario():
+        from channels.db import database_sync_to_async
+
+        ws = socket(f"/ws/games/{game_id}/", host)
+        await ws.connect(timeout=10)
+        hello = await ws.receive_json_from(timeout=10)
+        original = events.entry_committed
+        events.entry_committed = lambda **kwargs: None  # the start's push is lost
+        try:
+            await database_sync_to_async(guest.post)(f"/api/v1/tables/{game_id}/join")
+        finally:
+            events.entry_committed = original
+        await ws.send_json_to({"type": "sync", "after": -1})
+        frames = await frames_until(ws, "synced")
+        await ws.disconnect()
+        return hello, frames
+
+    hello, frames = run(scenario)
+    assert hello["seat"] is None
+    started = frames[0]
+    assert started["type"] == "entry" and started["seq"] == 0
+    host_seat = Game.objects.get(pk=game_id).seats.get(user=host.user).seat
+    assert started["view"]["you"] == host_seat
