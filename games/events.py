@@ -201,9 +201,11 @@ def _send(group: str, message: Message) -> None:
             return
         loop = _server_loop
         if loop is not None and loop.is_running() and _take_place():
+            publish = layer.group_send(group, message)
             try:
-                future = asyncio.run_coroutine_threadsafe(layer.group_send(group, message), loop)
-            except BaseException:
+                future = asyncio.run_coroutine_threadsafe(publish, loop)
+            except BaseException:  # the loop closed meanwhile
+                publish.close()
                 _give_place_back()
                 raise
             future.add_done_callback(partial(_published, group))

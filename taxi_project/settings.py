@@ -195,7 +195,7 @@ PUSHES_PENDING = int(os.environ.get("PUSHES_PENDING", "1000"))
 # moves wait their turn in order. Each socket has at most one move in flight. Few, because they
 # share the interpreter lock with the event loop that delivers every socket's frames; enough
 # that their waits for PostgreSQL leave no CPU idle (bench/ws_moves.py: with 2, 0.93-1.08 x
-# the GET rate and the machine 82-84 % busy; with 3, 1.12-1.13 x). 0: the event loop's
+# the GET rate and the machine 82-84 % busy; with 3, 1.12-1.15 x). 0: the event loop's
 # default executor (CPU count + 4 threads).
 SOCKET_MOVE_CONCURRENCY = int(os.environ.get("SOCKET_MOVE_CONCURRENCY", "3"))
 
@@ -463,7 +463,9 @@ if REDIS_URL:
     # around each PUBLISH): a server process's pushes queue behind one another on it. The same
     # Redis listed N times spreads the groups over N connections per process (a message
     # published on any of them reaches every subscriber): 4 + 4 connections a process. With 4,
-    # socket moves carried 1.13 x the GET rate against 1.05 x with 1 (BENCHMARKS.md, API).
+    # an entry reached the players' sockets at p50 132 ms after its socket move was answered,
+    # against 183 ms with 1 (bench/ws_moves.py, one short run each, before socket moves had
+    # threads of their own: SOCKET_MOVE_CONCURRENCY).
     CHANNEL_LAYER_SHARDS = int(os.environ.get("CHANNEL_LAYER_SHARDS", "4"))
     CHANNEL_LAYERS = {
         "default": {
