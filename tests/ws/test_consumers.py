@@ -549,16 +549,26 @@ def test_a_suspension_closes_the_players_open_sockets(table, make_player):
     assert quiet  # the other player's socket is not touched (it has not synced: no entries)
 
 
-def test_a_socket_opened_on_a_waiting_table_sees_the_game_start_with_its_seat(make_player):
+def _waiting_table(make_player):
+    """A two-player table its host has opened: (host, a guest to join it, its id)."""
     host, guest = make_player(), make_player()
-    game_id = host.post("/api/v1/tables", {"players": 2}).json()["id"]
+    return host, guest, host.post("/api/v1/tables", {"players": 2}).json()["id"]
+
+
+async def _hello(game_id: int, player):
+    """A game socket past its hello: (the socket, the hello)."""
+    ws = socket(f"/ws/games/{game_id}/", player)
+    await ws.connect(timeout=10)
+    return ws, await ws.receive_json_from(timeout=10)
+
+
+def test_a_socket_opened_on_a_waiting_table_sees_the_game_start_with_its_seat(make_player):
+    host, guest, game_id = _waiting_table(make_player)
 
     async def scenario():
         from channels.db import database_sync_to_async
 
-        ws = socket(f"/ws/games/{game_id}/", host)
-        await ws.connect(timeout=10)
-        hello = await ws.receive_json_from(timeout=10)
+        ws, hello = await _hello(game_id, host)
         await ws.send_json_to({"type": "sync", "after": -1})
         synced = await ws.receive_json_from(timeout=5)
         await database_sync_to_async(guest.post)(f"/api/v1/tables/{game_id}/join")
@@ -603,15 +613,12 @@ def test_a_socket_that_syncs_after_the_start_without_its_push_gets_its_seats_vie
     """Opened on a waiting table, the socket's first sync comes after the game started and
     before (or without) the start's push: the sync draws the socket's seat itself, and the
     view is its seat's, not a spectator's."""
-    host, guest = make_player(), make_player()
-    game_id = host.post("/api/v1/tables", {"players": 2}).json()["id"]
+    host, guest, game_id = _waiting_table(make_player)
 
     async def scenario():
         from channels.db import database_sync_to_async
 
-        ws = socket(f"/ws/games/{game_id}/", host)
-        await ws.connect(timeout=10)
-        hello = await ws.receive_json_from(timeout=10)
+        ws, hello = await _hello(game_id, host)
         original = events.entry_committed
         events.entry_committed = lambda **kwargs: None  # the start's push is lost
         try:
