@@ -25,9 +25,8 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import threading
 from concurrent.futures import ThreadPoolExecutor
-from functools import cached_property
+from functools import cache, cached_property
 
 from asgiref.sync import sync_to_async
 from channels.consumer import get_handler_name
@@ -56,20 +55,17 @@ MAX_FRAME = 64 * 1024
 BUFFER_LIMIT = 1000
 CLOSE_CODES = {401: 4401, 403: 4403, 404: 4404, 429: 4429}
 
-_movers_lock = threading.Lock()
-_movers: dict[int, ThreadPoolExecutor] = {}
+
+@cache  # called on the event loop's thread only
+def _threads(size: int) -> ThreadPoolExecutor:
+    return ThreadPoolExecutor(size, thread_name_prefix="socket-move")
 
 
 def _mover_threads() -> ThreadPoolExecutor | None:
     """The process's threads for socket moves (`SOCKET_MOVE_CONCURRENCY` of them; None: the
     loop's default executor). Moves beyond them wait in order."""
     size = int(settings.SOCKET_MOVE_CONCURRENCY)
-    if size <= 0:
-        return None
-    with _movers_lock:
-        if size not in _movers:
-            _movers[size] = ThreadPoolExecutor(size, thread_name_prefix="socket-move")
-        return _movers[size]
+    return _threads(size) if size > 0 else None
 
 
 def frame(kind: str, **fields) -> dict:

@@ -188,8 +188,8 @@ def _give_place_back() -> None:
 
 def _published(group: str, future: concurrent.futures.Future) -> None:
     _give_place_back()
-    if not future.cancelled() and future.exception() is not None:
-        error = future.exception()
+    error = None if future.cancelled() else future.exception()
+    if error is not None:
         log.error("push to %s failed", group, exc_info=(type(error), error, error.__traceback__))
 
 

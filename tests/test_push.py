@@ -123,6 +123,14 @@ class _HeldLayer:
         self.published.append(message["id"])
 
 
+async def _until(condition) -> None:
+    """Wait up to a second for `condition()` (what the loop publishes comes a moment later)."""
+    for _ in range(100):
+        if condition():
+            return
+        await asyncio.sleep(0.01)
+
+
 def _hidden(n: int):
     return partial(events.chat_hidden, game_id=_game_id(), message_id=n)
 
@@ -144,10 +152,7 @@ def test_in_a_server_process_a_thread_hands_its_push_to_the_loop_and_goes_on(set
         await asyncio.wait_for(_in_a_request(_hidden(2)), 5)
         assert layer.published == []
         layer.gate.set()
-        for _ in range(100):
-            if len(layer.published) == 2:
-                break
-            await asyncio.sleep(0.01)
+        await _until(lambda: len(layer.published) == 2)
         return layer.published
 
     assert async_to_sync(scenario)() == [1, 2]
@@ -184,20 +189,14 @@ def test_a_push_the_loop_fails_to_publish_is_logged_and_its_place_given_back(
     async def scenario():
         events.publish_from(asyncio.get_running_loop())
         await _in_a_request(_hidden(1))
-        for _ in range(100):
-            if "failed" in caplog.text:
-                break
-            await asyncio.sleep(0.01)
+        await _until(lambda: "failed" in caplog.text)
         layer.fail = False
         layer.gate.clear()
         # the failed push gave its place back: the next is handed over too, and the thread
         # goes on while its publish waits at the gate
         await asyncio.wait_for(_in_a_request(_hidden(2)), 5)
         layer.gate.set()
-        for _ in range(100):
-            if layer.published:
-                break
-            await asyncio.sleep(0.01)
+        await _until(lambda: layer.published)
         return layer.published
 
     with caplog.at_level(logging.ERROR, logger="games.events"):

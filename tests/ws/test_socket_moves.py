@@ -1,9 +1,9 @@
 """Moves over the game socket keep the HTTP path's guarantees when they run side by side: a
-move frame runs on a pooled thread (not one after another on the process's single thread),
-so two frames of one player can race (at most `SOCKET_MOVE_CONCURRENCY` of a process at once).
-Exactly once by idempotency key, 409 `stale_version`
-on a version already moved past, and the per-user move limit, each proven on the socket, also
-for frames sent at the same moment on two sockets."""
+move frame runs on a pooled thread (not one after another on the process's single thread; at
+most `SOCKET_MOVE_CONCURRENCY` of a process at once), so two frames of one player can race.
+Exactly once by idempotency key, 409 `stale_version` on a version already moved past, and the
+per-user move limit, each proven on the socket, also for frames sent at the same moment on two
+sockets."""
 
 from __future__ import annotations
 
