@@ -373,7 +373,7 @@ def timeout_entries(ids_range: tuple[int, int]) -> dict[int, list]:
 
 
 def explain_claim() -> dict:
-    """EXPLAIN (ANALYZE, BUFFERS) of a sweep's first claim (repository.load_due with no lower
+    """EXPLAIN (ANALYZE, BUFFERS) of a sweep's first claim (repository.claim_due with no lower
     bound: it walks over the index entries of every game fired since the last vacuum; the
     claims after it begin at the deadline claimed last), in a transaction rolled back at once
     (the row it locks is skipped meanwhile)."""
@@ -381,9 +381,11 @@ def explain_claim() -> dict:
     from django.utils import timezone
 
     from games.models import Game
+    from games.services.clocks import CLAIM_BATCH
 
     due = Game.objects.filter(status=Game.Status.PLAYING, next_deadline_at__lte=timezone.now())
-    query = due.order_by("next_deadline_at").select_for_update(skip_locked=True)[:1]
+    query = due.order_by("next_deadline_at").select_for_update(skip_locked=True)
+    query = query.values_list("pk", "version", "next_deadline_at")[:CLAIM_BATCH]
     plan = []
     with contextlib.suppress(_Rollback), transaction.atomic():
         sql, params = query.query.sql_with_params()  # FOR UPDATE compiles only in a transaction
@@ -522,7 +524,8 @@ def scenario_b(run: Run, ids: list[int]) -> dict:
 PROFILE_GROUPS = [
     # (label, (file fragment, function name)) — cumulative time, so groups overlap
     ("the whole sweep (deadlines_sweep)", ("games/services/clocks.py", "deadlines_sweep")),
-    ("claim and load (load_due)", ("games/repository.py", "load_due")),
+    ("claim a batch (claim_due)", ("games/repository.py", "claim_due")),
+    ("load one game (load)", ("games/repository.py", "load")),
     ("fire one game (fire_due)", ("games/services/clocks.py", "fire_due")),
     ("  state_for (cache miss: replay the log)", ("games/state.py", "state_for")),
     ("  engine: apply timeout (autopilot turn)", ("games/engine/game.py", "apply")),

@@ -176,54 +176,41 @@ def loaded_from(game: Game) -> Loaded:
     return Loaded(game, _seats(game.pk), _state(game))
 
 
-CLAIM_DUE_SQL = """
-SELECT id FROM games_game
- WHERE status = %s AND next_deadline_at <= %s AND next_deadline_at >= %s
- ORDER BY next_deadline_at
- LIMIT 1
-   FOR UPDATE SKIP LOCKED
-"""
-"""The running game whose next deadline is the earliest at or before a time and not before
-another, locked, skipping rows other transactions hold. Parameters: the status `playing`, the
-time, the lower bound. The ORM equivalent (`_claim_due_orm`):
-
-    Game.objects.filter(status=Game.Status.PLAYING, next_deadline_at__lte=now,
-                        next_deadline_at__gte=after)
-        .order_by("next_deadline_at").select_for_update(skip_locked=True).first()
-"""
-
 NO_BOUND = datetime(1970, 1, 1, tzinfo=UTC)  # before any deadline
 
 
-def load_due(now: datetime, after: datetime | None = None) -> Loaded | None:
-    """Inside a transaction: the running game whose next deadline is the earliest at or before
-    `now` (and not before `after`), locked, skipping rows other transactions hold (several
-    workers share the sweep).
+@dataclass(frozen=True)
+class Claimed:
+    """A due game a sweep has locked: its id, and its version and next deadline when claimed."""
+
+    game_id: int
+    version: int
+    deadline: datetime
+
+
+def claim_due(now: datetime, after: datetime | None = None, *, count: int = 1) -> list[Claimed]:
+    """Inside a transaction: lock up to `count` running games whose next deadline is at or
+    before `now` (and not before `after`), the earliest first, skipping rows other
+    transactions hold (several workers share the sweep, and a game being moved is left for
+    later). One statement for all of them; `load` then reads each (its snapshot, taken after
+    the lock, holds every entry up to the locked row's version).
 
     `after`: the deadline of the game a sweep claimed last. Each game it fires leaves its old
     entry at the front of the index (`game_due_deadline`) until a vacuum; read from the start,
     every claim would walk over all of them again (a backlog of n games: n²/2 entries). With
-    the bound the scan begins where the last claim left off.
-
-    On PostgreSQL the claim (`CLAIM_DUE_SQL`) locks the row and `load`'s one statement then
-    reads it, its seats and its log: taken after the lock, its snapshot holds every entry up
-    to the locked row's version."""
-    after = after or NO_BOUND
-    if _vendor(Game) != "postgresql":
-        game = _claim_due_orm(now, after)
-        return None if game is None else loaded_from(game)
-    with connections[router.db_for_write(Game)].cursor() as cursor:
-        cursor.execute(CLAIM_DUE_SQL, [Game.Status.PLAYING, now, after])
-        claimed = cursor.fetchone()
-    return None if claimed is None else load(claimed[0])
-
-
-def _claim_due_orm(now: datetime, after: datetime) -> Game | None:
+    the bound the scan begins where the last claim left off."""
     skip_locked = connections[router.db_for_write(Game)].features.has_select_for_update_skip_locked
     due = Game.objects.filter(
-        status=Game.Status.PLAYING, next_deadline_at__lte=now, next_deadline_at__gte=after
+        status=Game.Status.PLAYING,
+        next_deadline_at__lte=now,
+        next_deadline_at__gte=after or NO_BOUND,
     )
-    return due.order_by("next_deadline_at").select_for_update(skip_locked=skip_locked).first()
+    rows = (
+        due.order_by("next_deadline_at")
+        .select_for_update(skip_locked=skip_locked)
+        .values_list("pk", "version", "next_deadline_at")[:count]
+    )
+    return [Claimed(*row) for row in rows]
 
 
 SEAT_COLUMNS = (

@@ -44,35 +44,59 @@ def deadline_fire(*, game_id: int, version: int | None = None) -> list[GameEntry
         return fire_due(loaded)
 
 
-def deadlines_sweep(*, limit: int = 1000) -> int:
-    """Fire every due deadline, the earliest first, one game per transaction. Games are claimed
-    with SKIP LOCKED, so several workers share the work and a game being moved is left for the
-    next tick (the claims go on from the last one's deadline: `repository.load_due`); a
-    worker that dies mid-game rolls back and the game stays due. A game whose deadline fails
-    (a bug, an unreadable log) is rolled back, logged and looked at again later, and never
-    holds up the others. Returns games handled."""
+#: Due games one statement claims, fired in one transaction: a batch spares each game a
+#: claim, a BEGIN and a COMMIT (PostgreSQL's work per timeout), and holds the rows it locked
+#: for a few milliseconds per game.
+CLAIM_BATCH = 16
+
+
+def deadlines_sweep(*, limit: int = 1000, per_claim: int = CLAIM_BATCH) -> int:
+    """Fire every due deadline, the earliest first, up to `limit` games: `per_claim` games at
+    a time are claimed with SKIP LOCKED and fired in one transaction, so several workers share
+    the work and a game being moved is left for the next tick (the claims go on from the last
+    one's deadline: `repository.claim_due`); a worker that dies mid-batch rolls back and its
+    games stay due. If a game of a batch fails (a bug, an unreadable log), the batch is rolled
+    back and its games fired one per transaction, so the one that fails is logged and looked
+    at again later, and never holds up the others. Returns games handled."""
     handled = 0
     after = None  # the deadline of the game claimed last: the next is due no earlier
     while handled < limit:
-        game_id = claimed = None
+        batch: list[repository.Claimed] = []
         try:
             with transaction.atomic():
-                loaded = repository.load_due(timezone.now(), after)
-                if loaded is None:
-                    break
-                game_id, claimed = loaded.game.pk, loaded.game.version
-                after = loaded.game.next_deadline_at
-                fire_due(loaded)
+                batch = repository.claim_due(
+                    timezone.now(), after, count=min(per_claim, limit - handled)
+                )
+                for claimed in batch:
+                    fire_due(repository.load(claimed.game_id))
         except Exception:
-            if game_id is None:  # the claim itself failed: the database, not a game
+            if not batch:  # the claim itself failed: the database, not a game
                 raise
-            log.exception("deadline of game %s failed; next look in %s", game_id, DEADLINE_RETRY)
-            # only if no one moved it meanwhile (its lock went with the rollback)
-            Game.objects.filter(pk=game_id, version=claimed).update(
-                next_deadline_at=timezone.now() + DEADLINE_RETRY
-            )
-        handled += 1
+            for claimed in batch:  # rolled back: each on its own
+                _fire_alone(claimed)
+        if not batch:
+            break
+        after = batch[-1].deadline
+        handled += len(batch)
     return handled
+
+
+def _fire_alone(claimed: repository.Claimed) -> None:
+    """Fire one game a failed batch held, in its own transaction if it is still due; if it
+    fails, log it and look again after DEADLINE_RETRY, unless someone moved it meanwhile."""
+    try:
+        with transaction.atomic():
+            loaded = repository.load(claimed.game_id, lock=True)
+            if due(loaded.game):
+                fire_due(loaded)
+    except Exception:
+        log.exception(
+            "deadline of game %s failed; next look in %s", claimed.game_id, DEADLINE_RETRY
+        )
+        # only if no one moved it since the claim (its lock went with the rollback)
+        Game.objects.filter(pk=claimed.game_id, version=claimed.version).update(
+            next_deadline_at=timezone.now() + DEADLINE_RETRY
+        )
 
 
 def fire_due(loaded: repository.Loaded) -> list[GameEntry]:

@@ -199,33 +199,48 @@ def test_each_claim_of_a_sweep_goes_on_from_the_last_ones_deadline(make_player, 
     """Fired games leave their old index entries at the front of the index until a vacuum: a
     claim bounded by the last claimed deadline does not walk over them again."""
     due = []
-    for _ in range(3):  # due a second apart, in this order
+    for _ in range(5):  # due a second apart, in this order
         due.append(start_game([make_player(), make_player()], clock="1m"))
         clock.shift(timedelta(seconds=1))
     deadlines = [Game.objects.get(pk=g).next_deadline_at for g in due]
     clock.shift(timedelta(minutes=2))
-    bounds, real_load_due = [], repository.load_due
+    claims, real_claim_due = [], repository.claim_due
 
-    def load_due(now, after=None):
-        bounds.append(after)
-        return real_load_due(now, after)
+    def claim_due(now, after=None, *, count=1):
+        claimed = real_claim_due(now, after, count=count)
+        claims.append((after, [c.game_id for c in claimed]))
+        return claimed
 
-    monkeypatch.setattr(repository, "load_due", load_due)
-    assert clocks.deadlines_sweep() == 3
-    assert bounds == [None, *deadlines]  # the last finds nothing due from the third on
-    assert [GameEntry.objects.filter(game_id=g).count() for g in due] == [2, 2, 2]
+    monkeypatch.setattr(repository, "claim_due", claim_due)
+    assert clocks.deadlines_sweep(per_claim=2) == 5
+    assert (
+        claims
+        == [  # the last finds nothing due from the fifth on
+            (None, due[:2]),
+            (deadlines[1], due[2:4]),
+            (deadlines[3], due[4:]),
+            (deadlines[4], []),
+        ]
+    )
+    assert [GameEntry.objects.filter(game_id=g).count() for g in due] == [2] * 5
 
 
-def test_a_claim_takes_no_game_due_before_its_bound(make_player, clock):
+def test_a_claim_takes_no_game_due_before_its_bound_the_earliest_first(make_player, clock):
     first = start_game([make_player(), make_player()], clock="1m")
     clock.shift(timedelta(seconds=1))
     second = start_game([make_player(), make_player()], clock="1m")
+    clock.shift(timedelta(seconds=1))
+    third = start_game([make_player(), make_player()], clock="1m")
     bound = Game.objects.get(pk=second).next_deadline_at
     clock.shift(timedelta(minutes=2))
     with transaction.atomic():
-        assert repository.load_due(timezone.now()).game.pk == first
+        claimed = repository.claim_due(timezone.now(), count=2)
+        assert [c.game_id for c in claimed] == [first, second]
+        assert [c.version for c in claimed] == [0, 0]
     with transaction.atomic():
-        assert repository.load_due(timezone.now(), bound).game.pk == second
+        claimed = repository.claim_due(timezone.now(), bound, count=5)
+        assert [c.game_id for c in claimed] == [second, third]
+        assert claimed[0].deadline == bound
 
 
 @pytest.mark.postgres
@@ -270,11 +285,12 @@ def test_finished_games_are_never_due(make_player, clock):
     assert clocks.deadlines_sweep() == 0
 
 
+@pytest.mark.parametrize("broken_at", [0, 2])  # first of its batch, or after two fired
 def test_a_failing_game_is_retried_later_and_never_holds_up_the_others(
-    make_player, clock, monkeypatch, caplog
+    make_player, clock, monkeypatch, caplog, broken_at
 ):
-    broken = start_game([make_player(), make_player()], clock="1m")
-    others = [start_game([make_player(), make_player()], clock="1m") for _ in range(3)]
+    others = [start_game([make_player(), make_player()], clock="1m") for _ in range(4)]
+    broken = others.pop(broken_at)
     clock.shift(timedelta(minutes=2))
     real_fire = clocks.fire_due
 
@@ -300,6 +316,24 @@ def test_a_failing_game_is_retried_later_and_never_holds_up_the_others(
     assert [e.action["type"] for e in GameEntry.objects.filter(game_id=broken, seq__gte=1)] == [
         "timeout"
     ]
+
+
+def test_a_game_whose_log_cannot_be_read_is_retried_later(make_player, clock, monkeypatch, caplog):
+    unreadable, *others = [start_game([make_player(), make_player()], clock="1m") for _ in range(3)]
+    clock.shift(timedelta(minutes=2))
+    real_load = repository.load
+
+    def load(game_id, **kwargs):
+        if game_id == unreadable:
+            raise ValueError("an entry no engine reads")
+        return real_load(game_id, **kwargs)
+
+    monkeypatch.setattr(repository, "load", load)
+    assert clocks.deadlines_sweep() == 3
+    assert [GameEntry.objects.filter(game_id=g).count() for g in (unreadable, *others)] == [1, 2, 2]
+    assert f"deadline of game {unreadable} failed" in caplog.text
+    game = Game.objects.get(pk=unreadable)
+    assert game.next_deadline_at == timezone.now() + clocks.DEADLINE_RETRY
 
 
 def test_K1_a_move_after_the_deadline_applies_the_timeout_first_without_any_sweep(
