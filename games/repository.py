@@ -198,7 +198,11 @@ def claim_due(now: datetime, after: datetime | None = None, *, count: int = 1) -
     `after`: the deadline of the game a sweep claimed last. Each game it fires leaves its old
     entry at the front of the index (`game_due_deadline`) until a vacuum; read from the start,
     every claim would walk over all of them again (a backlog of n games: n²/2 entries). With
-    the bound the scan begins where the last claim left off."""
+    the bound the scan begins where the last claim left off. Games due at the same instant
+    share the bound, so a claim still walks over those fired before it; and when the table's
+    statistics have not yet seen a burst fall due, PostgreSQL reads and sorts every due row
+    instead. Either is paid once per batch: 10,000 games due at once cost 0.29 ms of claim a
+    game in batches of 16, against 1.3 ms claimed one at a time (bench/deadlines.py, B)."""
     skip_locked = connections[router.db_for_write(Game)].features.has_select_for_update_skip_locked
     due = Game.objects.filter(
         status=Game.Status.PLAYING,
