@@ -595,6 +595,33 @@ async def alternating_ratio(
     }
 
 
+async def window_summary(stats: _client.Stats, window: _client.Window, cpu_task, probe_task):
+    """A window's figures: latencies and codes, the CPU metered over it (`cpu_task`:
+    `_meter_window`), the server's breakdown (`probe_task`: `_probe_window`) and, once anything
+    was accepted, the CPU per operation (`server_cpu_ms_per_op`: the server's alone)."""
+    summary = _summary(stats, window)
+    summary["cpu"] = cpu = await cpu_task
+    summary["breakdown"] = _analysed(await probe_task, window, stats)
+    if summary["accepted"]:
+        summary.update(cpu_per_op(cpu, summary["accepted"]))
+        summary["server_cpu_ms_per_op"] = 1000 * cpu["server_cpu_s"] / summary["accepted"]
+    return summary
+
+
+async def get_window(run: Run, session, players, meter: CpuMeter, duration: float) -> dict:
+    """`duration` seconds of the trivial authenticated GET (GET /api/v1/me with a token), each
+    of `players` looping on its own connection, after a second unmeasured: the window's
+    `window_summary`. The side every ratio of this directory is measured against."""
+    now = time.perf_counter()
+    window = _client.Window(now + 1.0, now + 1.0 + duration)
+    stats = _client.Stats()
+    cpu_task = asyncio.create_task(_meter_window(meter, window))
+    probe_task = asyncio.create_task(_probe_window(run, window, stats, "me"))
+    url = f"{run.base}/api/v1/me"
+    await asyncio.gather(*(_client.get_loop(session, url, p, window, stats) for p in players))
+    return await window_summary(stats, window, cpu_task, probe_task)
+
+
 async def run_level(run: Run, session, players, games: int, args) -> dict:
     """One K: the move phase, then the GET phase, on the same server and connections."""
     meter = CpuMeter(run.server.pid)
@@ -603,22 +630,7 @@ async def run_level(run: Run, session, players, games: int, args) -> dict:
     moves = await unpaced_moves(run, session, pairs, options, args, meter)
 
     log(f"K={games}: GET /api/v1/me for 1 s warm-up + {args.get_duration:g} s")
-    now = time.perf_counter()
-    window = _client.Window(now + 1.0, now + 1.0 + args.get_duration)
-    gstats = _client.Stats()
-    cpu_task = asyncio.create_task(_meter_window(meter, window))
-    probe_task = asyncio.create_task(_probe_window(run, window, gstats, "me"))
-    url = f"{run.base}/api/v1/me"
-    await asyncio.gather(
-        *(_client.get_loop(session, url, players[i], window, gstats) for i in range(games))
-    )
-    get_cpu = await cpu_task
-    gets = _summary(gstats, window)
-    gets["cpu"] = get_cpu
-    gets["breakdown"] = _analysed(await probe_task, window, gstats)
-    if gets["accepted"]:
-        gets.update(cpu_per_op(get_cpu, gets["accepted"]))
-        gets["server_cpu_ms_per_request"] = 1000 * get_cpu["server_cpu_s"] / gets["accepted"]
+    gets = await get_window(run, session, players[:games], meter, args.get_duration)
 
     sequential = moves["per_s"] / gets["per_s"] if gets["per_s"] else None
     level = {
@@ -1176,7 +1188,7 @@ def report(levels: list[dict], args, speed: dict) -> None:
                 f"{m['server_cpu_ms_per_move']:.1f} ms, server+PostgreSQL+Redis "
                 f"{m['serving_cpu_ms_per_op']:.1f} ms -> CPU ceiling "
                 f"{_f(m['cpu_ceiling_per_s'], '.0f')} moves/s; per GET: server "
-                f"{_f(g.get('server_cpu_ms_per_request'), '.1f')} ms, serving "
+                f"{_f(g.get('server_cpu_ms_per_op'), '.1f')} ms, serving "
                 f"{_f(g.get('serving_cpu_ms_per_op'), '.1f')} ms -> "
                 f"{_f(g.get('cpu_ceiling_per_s'), '.0f')} GET/s"
             )

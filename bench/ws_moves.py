@@ -109,18 +109,6 @@ class Socket:
             await asyncio.wait_for(self.changed.wait(), left)
 
 
-async def _window_summary(stats, window, cpu_task, probe_task) -> dict:
-    """A window's figures: latencies and codes, the CPU metered over it and the server's
-    breakdown, per operation once anything was accepted."""
-    summary = api._summary(stats, window)
-    summary["cpu"] = cpu = await cpu_task
-    summary["breakdown"] = api._analysed(await probe_task, window, stats)
-    if summary["accepted"]:
-        summary.update(api.cpu_per_op(cpu, summary["accepted"]))
-        summary["server_cpu_ms_per_op"] = 1000 * cpu["server_cpu_s"] / summary["accepted"]
-    return summary
-
-
 async def open_socket(session, ws_base: str, game_id: int, player: _client.Player) -> Socket:
     ws = await session.ws_connect(
         f"{ws_base}/ws/games/{game_id}/", headers=player.headers, max_msg_size=0, autoping=True
@@ -285,7 +273,7 @@ async def run_all(run: api.Run, args) -> dict:
             for _game, _spare, finished in results:  # the window is over: closing is not in it
                 for sockets in finished:
                     await close_sockets(sockets)
-            summary = await _window_summary(stats, window, cpu_task, probe_task)
+            summary = await api.window_summary(stats, window, cpu_task, probe_task)
             summary["games_finished"] = stats.games_finished
             if spy_task is not None and (spy := await spy_task) is not None:
                 summary["py_spy"] = spy
@@ -294,17 +282,8 @@ async def run_all(run: api.Run, args) -> dict:
         log(f"K={k}: socket moves, {args.warmup:g} s warm-up + {args.duration:g} s")
         moves = await window_of(args.duration, None, "ws")
 
-        async def gets_of(duration: float) -> dict:
-            now = time.perf_counter()
-            window = _client.Window(now + 1.0, now + 1.0 + duration)
-            gstats = _client.Stats()
-            cpu_task = asyncio.create_task(api._meter_window(meter, window))
-            probe_task = asyncio.create_task(api._probe_window(run, window, gstats, "me"))
-            url = f"{run.base}/api/v1/me"
-            await asyncio.gather(
-                *(_client.get_loop(session, url, players[i], window, gstats) for i in range(k))
-            )
-            return await _window_summary(gstats, window, cpu_task, probe_task)
+        def gets_of(duration: float):
+            return api.get_window(run, session, players[:k], meter, duration)
 
         log(f"K={k}: GET /api/v1/me, 1 s warm-up + {args.get_duration:g} s")
         gets = await gets_of(args.get_duration)
