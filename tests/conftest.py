@@ -75,8 +75,32 @@ def pytest_runtest_logreport(report: pytest.TestReport) -> None:
 
 
 def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    _drop_own_test_database()
     if _skipped_service_tests and session.exitstatus == pytest.ExitCode.OK:
         session.exitstatus = pytest.ExitCode.TESTS_FAILED
+
+
+def _drop_own_test_database() -> None:
+    """Django drops the test database when the run ends, but PostgreSQL refuses while any
+    session still uses it (a connection a test's server or thread left open): pytest-django
+    then only warns, and every run would leave its database on the server. This drops this
+    process's own test database (its name holds this process's id and xdist worker) if it is
+    still there, closing those sessions (`WITH (FORCE)`, PostgreSQL 13+)."""
+    if not _database_is_postgres():
+        return
+    import psycopg
+    from django.conf import settings
+    from psycopg import sql
+
+    database = settings.DATABASES["default"]
+    name = (database.get("TEST") or {}).get("NAME")
+    if not name:
+        return
+    server = {"host": database.get("HOST") or None, "port": database.get("PORT") or None}
+    server.update(user=database.get("USER") or None, password=database.get("PASSWORD") or None)
+    with psycopg.connect(dbname="postgres", autocommit=True, **server) as connection:
+        drop = sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(sql.Identifier(name))
+        connection.execute(drop)
 
 
 def pytest_terminal_summary(terminalreporter, exitstatus: int, config: pytest.Config) -> None:
