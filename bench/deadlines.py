@@ -380,12 +380,10 @@ def explain_claim() -> dict:
     from django.db import connection, transaction
     from django.utils import timezone
 
-    from games.models import Game
+    from games.repository import claim_query
     from games.services.clocks import CLAIM_BATCH
 
-    due = Game.objects.filter(status=Game.Status.PLAYING, next_deadline_at__lte=timezone.now())
-    query = due.order_by("next_deadline_at").select_for_update(skip_locked=True)
-    query = query.values_list("pk", "version", "next_deadline_at")[:CLAIM_BATCH]
+    query = claim_query(timezone.now(), count=CLAIM_BATCH)
     plan = []
     with contextlib.suppress(_Rollback), transaction.atomic():
         sql, params = query.query.sql_with_params()  # FOR UPDATE compiles only in a transaction

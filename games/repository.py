@@ -33,7 +33,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from django.db import connections, router, transaction
-from django.db.models import Exists, OuterRef
+from django.db.models import Exists, OuterRef, QuerySet
 from django.utils import timezone
 
 from accounts.models import PushSubscription
@@ -203,18 +203,23 @@ def claim_due(now: datetime, after: datetime | None = None, *, count: int = 1) -
     statistics have not yet seen a burst fall due, PostgreSQL reads and sorts every due row
     instead. Either is paid once per batch: 10,000 games due at once cost 0.29 ms of claim a
     game in batches of 16, against 1.3 ms claimed one at a time (bench/deadlines.py, B)."""
+    return [Claimed(*row) for row in claim_query(now, after, count=count)]
+
+
+def claim_query(now: datetime, after: datetime | None = None, *, count: int = 1) -> QuerySet:
+    """`claim_due`'s statement, unevaluated (bench/deadlines.py explains its plan): rows of
+    (id, version, next deadline)."""
     skip_locked = connections[router.db_for_write(Game)].features.has_select_for_update_skip_locked
     due = Game.objects.filter(
         status=Game.Status.PLAYING,
         next_deadline_at__lte=now,
         next_deadline_at__gte=after or NO_BOUND,
     )
-    rows = (
+    return (
         due.order_by("next_deadline_at")
         .select_for_update(skip_locked=skip_locked)
         .values_list("pk", "version", "next_deadline_at")[:count]
     )
-    return [Claimed(*row) for row in rows]
 
 
 SEAT_COLUMNS = (

@@ -82,13 +82,10 @@ def deadlines_sweep(*, limit: int = 1000, per_claim: int = CLAIM_BATCH) -> int:
 
 
 def _fire_alone(claimed: repository.Claimed) -> None:
-    """Fire one game a failed batch held, in its own transaction if it is still due; if it
-    fails, log it and look again after DEADLINE_RETRY, unless someone moved it meanwhile."""
+    """Fire one game a failed batch held, in its own transaction unless someone moved it since
+    the claim (`deadline_fire`); if it fails, log it and look again after DEADLINE_RETRY."""
     try:
-        with transaction.atomic():
-            loaded = repository.load(claimed.game_id, lock=True)
-            if due(loaded.game):
-                fire_due(loaded)
+        deadline_fire(game_id=claimed.game_id, version=claimed.version)
     except Exception:
         log.exception(
             "deadline of game %s failed; next look in %s", claimed.game_id, DEADLINE_RETRY
