@@ -7,6 +7,8 @@ broker and a worker in tests/push/test_live_worker.py."""
 from __future__ import annotations
 
 import asyncio
+from types import SimpleNamespace
+from unittest import mock
 
 import pytest
 from asgiref.sync import async_to_sync, sync_to_async
@@ -15,6 +17,7 @@ from channels.testing.websocket import WebsocketCommunicator
 from accounts.models import PushSubscription
 from games import presence
 from games.models import Game
+from taxi_project.cache import shared
 from tests.players import finished_game, play_turn, seat_players, start_game
 from tests.push.conftest import subscribe
 
@@ -239,6 +242,37 @@ def test_a_player_watching_the_game_is_not_pushed_until_they_leave(make_player, 
     play_turn(game_id, by_seat)  # the socket is closed: pushed again
     assert [p["type"] for p in watching_device.payloads()] == ["your_turn"]
     assert [p["type"] for p in other_device.payloads()] == ["your_turn"]
+
+
+class _Socket:
+    """What the heartbeat reads of a game socket (games/consumers.py: GameConsumer)."""
+
+    def __init__(self, game_id: int, user_id: int, channel: str):
+        self.game_id, self.channel_name = game_id, channel
+        self.user = SimpleNamespace(pk=user_id, is_authenticated=True)
+
+
+def test_a_heartbeat_renews_every_socket_of_its_process_in_one_read_and_one_write():
+    """500 sockets on 50 games, two per user and game: one read and one write of the cache
+    for all of them, not a round trip (and a thread) per key."""
+    sockets = [_Socket(900_000 + i % 50, 900_000 + i % 250, f"specific.x!{i}") for i in range(500)]
+    games: dict[int, set] = {}
+    for socket in sockets:
+        games.setdefault(socket.game_id, set()).add(socket)
+    cache = shared()
+    with (
+        mock.patch.object(cache, "get_many", wraps=cache.get_many) as reads,
+        mock.patch.object(cache, "set_many", wraps=cache.set_many) as writes,
+    ):
+        async_to_sync(presence.renew)(games)
+    assert (reads.call_count, writes.call_count) == (1, 1)
+    assert all(
+        presence.watching(game_id=900_000 + i % 50, user_id=900_000 + i % 250) for i in range(250)
+    )
+    async_to_sync(presence.left)(sockets[0])  # its user's other socket on the game remains
+    assert presence.watching(game_id=900_000, user_id=900_000)
+    async_to_sync(presence.left)(sockets[250])
+    assert not presence.watching(game_id=900_000, user_id=900_000)
 
 
 def test_a_chat_message_hidden_before_its_push_is_not_pushed(
