@@ -101,18 +101,23 @@ def test_append_sql_writes_the_rows_the_orm_writes(make_player):
 
 @pytest.mark.postgres
 def test_a_refused_append_leaves_the_callers_transaction_usable(make_player):
-    """A unique key refusing the entry inside a caller's transaction (a timeout's, a
-    moderator's) rolls back only the append: the transaction goes on."""
+    """An idempotency key used before refusing the entry inside a caller's transaction rolls
+    back only the append: the transaction goes on (the mover is answered the earlier entry's
+    answer). Server entries have no key: the version check alone keeps their seq free."""
     game_id = _played(make_player, 1)
+    first = GameEntry.objects.get(game_id=game_id, seq=1)
     with transaction.atomic():
         loaded = repository.load(game_id, lock=True)
-        row = GameEntry(game=loaded.game, seq=1, notifications=[], action=None)  # seq 1 exists
+        row = GameEntry(
+            game=loaded.game, seq=2, notifications=[], action=first.action, actor=first.actor,
+            seat=first.seat, idempotency_key=first.idempotency_key,
+        )  # fmt: skip
         row.created_at = timezone.now()
-        loaded.game.version = 1
         with pytest.raises(IntegrityError):
             repository._write_sql(loaded.game, row, 1)
         assert Game.objects.filter(pk=game_id).exists()  # the transaction still answers
     assert connection.is_usable()
+    assert Game.objects.get(pk=game_id).version == 1
 
 
 def test_append_refuses_a_version_it_was_not_loaded_at(make_player):

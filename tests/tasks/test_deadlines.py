@@ -219,6 +219,23 @@ def test_each_claim_of_a_sweep_goes_on_from_the_last_ones_deadline(make_player, 
     assert [GameEntry.objects.filter(game_id=g).count() for g in due] == [2] * 5
 
 
+@pytest.mark.postgres
+def test_a_batch_appends_each_timeout_in_one_statement_without_a_savepoint(committed_db, clock):
+    """A server entry has no idempotency key for a unique index to refuse, so a batch's
+    transaction needs no savepoint around each append (committed_db: each batch is a
+    transaction of its own, as in production, not a savepoint in the test's)."""
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    due = [start_game([Player(), Player()], clock="1m") for _ in range(3)]
+    clock.shift(timedelta(minutes=2))
+    with CaptureQueriesContext(connection) as queries:
+        assert clocks.deadlines_sweep() == 3
+    sent = [q["sql"] for q in queries]
+    assert not [sql for sql in sent if "SAVEPOINT" in sql], sent
+    assert [GameEntry.objects.filter(game_id=g).count() for g in due] == [2] * 3
+
+
 def test_a_claim_takes_no_game_due_before_its_bound_the_earliest_first(make_player, clock):
     first = start_game([make_player(), make_player()], clock="1m")
     clock.shift(timedelta(seconds=1))
