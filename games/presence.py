@@ -44,9 +44,9 @@ async def _renew(sockets: Iterable[tuple[int, int, str]], *, leaving: bool = Fal
     for game_id, user_id, channel in sockets:
         by_key.setdefault(_key(game_id, user_id), []).append(channel)
     if by_key:
-        # One thread hop for every key: the cache's own async `aget_many` and `aset_many` await
-        # a thread and a round trip per key (Django's BaseCache), and a heartbeat of 500
-        # sockets cost its process 0.4 s of CPU.
+        # One thread hop and one round trip each way for all the keys: the cache's own async
+        # `aget_many` and `aset_many` await a thread and a round trip per key (Django's
+        # BaseCache), and a heartbeat of 500 sockets cost its process 0.4 s of CPU.
         await sync_to_async(_write, thread_sensitive=False)(by_key, leaving)
 
 
