@@ -74,6 +74,23 @@ def pytest_runtest_logreport(report: pytest.TestReport) -> None:
         _skipped_service_tests.append(report.nodeid)
 
 
+@pytest.fixture(scope="session")
+def django_db_setup(django_db_setup, django_db_blocker):
+    """pytest-django's test database; at the end, before Django drops it, every other session
+    on it is closed. Threads that served the app in this process keep their database
+    connections until the process ends, and PostgreSQL refuses to drop a database in use:
+    pytest-django would only warn, and leave the database (`_drop_own_test_database`)."""
+    yield
+    if _database_is_postgres():
+        from django.db import connection
+
+        with django_db_blocker.unblock(), connection.cursor() as cursor:
+            cursor.execute(
+                "SELECT pg_terminate_backend(pid) FROM pg_stat_activity"
+                " WHERE datname = current_database() AND pid <> pg_backend_pid()"
+            )
+
+
 def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     _drop_own_test_database()
     if _skipped_service_tests and session.exitstatus == pytest.ExitCode.OK:
