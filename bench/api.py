@@ -608,18 +608,27 @@ async def window_summary(stats: _client.Stats, window: _client.Window, cpu_task,
     return summary
 
 
-async def get_window(run: Run, session, players, meter: CpuMeter, duration: float) -> dict:
+async def get_window(
+    run: Run, session, players, meter: CpuMeter, duration: float, spy: Path | None = None
+) -> dict:
     """`duration` seconds of the trivial authenticated GET (GET /api/v1/me with a token), each
     of `players` looping on its own connection, after a second unmeasured: the window's
-    `window_summary`. The side every ratio of this directory is measured against."""
+    `window_summary`. The side every ratio of this directory is measured against. `spy`:
+    sample the workers with py-spy during the window, raw stacks to this path."""
     now = time.perf_counter()
     window = _client.Window(now + 1.0, now + 1.0 + duration)
     stats = _client.Stats()
     cpu_task = asyncio.create_task(_meter_window(meter, window))
     probe_task = asyncio.create_task(_probe_window(run, window, stats, "me"))
+    spy_task = None
+    if spy is not None:
+        spy_task = asyncio.create_task(_spy_window(run, window, spy))
     url = f"{run.base}/api/v1/me"
     await asyncio.gather(*(_client.get_loop(session, url, p, window, stats) for p in players))
-    return await window_summary(stats, window, cpu_task, probe_task)
+    summary = await window_summary(stats, window, cpu_task, probe_task)
+    if spy_task is not None:
+        summary["py_spy"] = await spy_task
+    return summary
 
 
 async def run_level(run: Run, session, players, games: int, args) -> dict:
@@ -630,7 +639,11 @@ async def run_level(run: Run, session, players, games: int, args) -> dict:
     moves = await unpaced_moves(run, session, pairs, options, args, meter)
 
     log(f"K={games}: GET /api/v1/me for 1 s warm-up + {args.get_duration:g} s")
-    gets = await get_window(run, session, players[:games], meter, args.get_duration)
+    spy = None
+    if args.py_spy and args.py_spy_window == "get" and not run.spied:
+        run.spied = True
+        spy = Path(args.py_spy)
+    gets = await get_window(run, session, players[:games], meter, args.get_duration, spy)
 
     sequential = moves["per_s"] / gets["per_s"] if gets["per_s"] else None
     level = {
@@ -1203,7 +1216,7 @@ def report(levels: list[dict], args, speed: dict) -> None:
                     for line in _breakdown.text(f"K={lv['games']} {name}", phase["breakdown"]):
                         print(line)
     for lv in levels:
-        for name, key in [("moves", "moves"), *PACED_WINDOWS]:
+        for name, key in [("moves", "moves"), ("GET", "get_me"), *PACED_WINDOWS]:
             if (lv.get(key) or {}).get("py_spy"):
                 print()
                 print(f"K={lv['games']} {name}, server side: " + _pyspy.report(lv[key]["py_spy"]))
@@ -1320,9 +1333,10 @@ def parse_args(argv=None):
         "PATH",
     )  # fmt: skip
     parser.add_argument(
-        "--py-spy-window", choices=["moves", "watched"], default="moves",
-        help="the window --py-spy samples: moves, the first move window (default); watched, the "
-        "paced window with --watchers sockets open",
+        "--py-spy-window", choices=["moves", "get", "watched"], default="moves",
+        help="the window --py-spy samples: moves, the first move window (default); get, the GET "
+        "window after it (to set a move's samples against a GET's); watched, the paced window "
+        "with --watchers sockets open",
     )  # fmt: skip
     parser.add_argument(
         "--server-env", action="append", default=[], metavar="KEY=VALUE",
