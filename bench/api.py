@@ -457,10 +457,8 @@ async def unpaced_moves(run: Run, session, pairs, options, args, meter: CpuMeter
     window = _client.Window(now + args.warmup, now + args.warmup + args.duration)
     cpu_task = asyncio.create_task(_meter_window(meter, window))
     probe_task = asyncio.create_task(_probe_window(run, window, stats, "move"))
-    spy_task = None
-    if args.py_spy and args.py_spy_window == "moves" and not run.spied:
-        run.spied = True
-        spy_task = asyncio.create_task(_spy_window(run, window, Path(args.py_spy)))
+    spy = _spy_once(run, args, "moves")
+    spy_task = asyncio.create_task(_spy_window(run, window, spy)) if spy is not None else None
     results = await asyncio.gather(
         *(
             _client.play_games(session, run.base, pair, options, window, stats, first)
@@ -639,10 +637,7 @@ async def run_level(run: Run, session, players, games: int, args) -> dict:
     moves = await unpaced_moves(run, session, pairs, options, args, meter)
 
     log(f"K={games}: GET /api/v1/me for 1 s warm-up + {args.get_duration:g} s")
-    spy = None
-    if args.py_spy and args.py_spy_window == "get" and not run.spied:
-        run.spied = True
-        spy = Path(args.py_spy)
+    spy = _spy_once(run, args, "get")
     gets = await get_window(run, session, players[:games], meter, args.get_duration, spy)
 
     sequential = moves["per_s"] / gets["per_s"] if gets["per_s"] else None
@@ -965,8 +960,17 @@ async def _meter_window(meter: CpuMeter, window: _client.Window) -> dict:
     return meter.stop()
 
 
+def _spy_once(run: Run, args, window: str) -> Path | None:
+    """Where `--py-spy` writes the raw stacks of `window` (moves, get), if `--py-spy-window`
+    names it and no window of the run has been sampled yet (the first K's only); else None."""
+    if not args.py_spy or args.py_spy_window != window or run.spied:
+        return None
+    run.spied = True
+    return Path(args.py_spy)
+
+
 async def _spy_window(run: Run, window: _client.Window, path: Path) -> dict | None:
-    """py-spy on every worker for the move window; the summary of what it sampled."""
+    """py-spy on every worker for `window`; the summary of what it sampled."""
     await asyncio.sleep(max(window.start - time.perf_counter(), 0))
     recorder = _pyspy.start(run.server.pid, window.end - window.start, path)
     run.recorder = recorder
