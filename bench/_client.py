@@ -214,6 +214,9 @@ class Player:
     user_id: int
     username: str
     token: str
+    # the player's own client (one kept-alive connection, as a person's app or browser tab
+    # holds), for its moves; None: the moves share the caller's pool of connections
+    session: aiohttp.ClientSession | None = field(default=None, repr=False, compare=False)
 
     @property
     def headers(self) -> dict:
@@ -418,7 +421,9 @@ async def play_games(
             headers = {**player.headers, "x-bench-id": rid}
             t0 = clock()
             try:
-                status, answer = await request(session, "POST", url, headers=headers, json=body)
+                status, answer = await request(
+                    player.session or session, "POST", url, headers=headers, json=body
+                )
             except (TimeoutError, aiohttp.ClientError) as error:
                 status, answer = f"exc:{type(error).__name__}", str(error)
             t1 = clock()

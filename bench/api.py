@@ -1394,6 +1394,12 @@ def parse_args(argv=None):
         "--no-probe", action="store_true",
         help="serve without bench/_probe.py (the breakdown of where the server's time went)",
     )  # fmt: skip
+    parser.add_argument(
+        "--connection-per-player", action="store_true",
+        help="each player sends its moves over a kept-alive connection of its own, as two "
+        "people's apps do; default: the moves share one pool, where a game's next move mostly "
+        "takes the connection its last one freed, so a game's moves stay on one server process",
+    )  # fmt: skip
     parser.add_argument("--json", metavar="PATH", help="write the figures as JSON")
     parser.add_argument("--quick", action="store_true", help="smoke run: K=10, short windows")
     args = parser.parse_args(argv)
@@ -1432,9 +1438,17 @@ async def bench(run: Run, args) -> list[dict]:
             session, run.base, prefix, need, args.signup_concurrency, progress
         )
         log(f"signed up {need} users in {time.perf_counter() - started:.1f} s")
+        if args.connection_per_player:
+            for player in players:
+                player.session = aiohttp.ClientSession(
+                    connector=aiohttp.TCPConnector(limit=1), timeout=timeout
+                )
         levels = []
-        for games in args.levels:
-            levels.append(await run_level(run, session, players, games, args))
+        try:
+            for games in args.levels:
+                levels.append(await run_level(run, session, players, games, args))
+        finally:
+            await asyncio.gather(*(p.session.close() for p in players if p.session))
     return levels
 
 
@@ -1485,6 +1499,7 @@ def main(argv=None) -> int:
                 "movement": args.movement,
                 "players_per_game": 2,
                 "server_env": args.server_env,
+                "connection_per_player": args.connection_per_player,
                 "server_cmd": run.server_command(),
             },
             "goals": {
