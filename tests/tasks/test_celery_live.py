@@ -21,7 +21,7 @@ from django.utils import timezone
 
 from games import engine, state
 from games.models import Game, GameEntry
-from games.services import tables
+from games.services import clocks, tables
 from tests.e2e.server import current_database_url
 from tests.players import Player, autopilot_choice, seat_players, start_game
 from tests.tasks.worker import celery_worker, isolated_redis_url
@@ -209,14 +209,18 @@ def test_c_a_wall_clock_deadline_is_recorded_and_raises_the_allowance(worker):
 
 # ---------------------------------------------------------------------------------- (d)
 
-KILL_GAMES = 30
-OVERDUE = timedelta(seconds=5)  # 30 games due every 2 s keep a worker busy on a loaded machine
+# The sweep commits its due games a batch at a time (clocks.CLAIM_BATCH), so the count of
+# fired games moves by batches: the kill comes once one or two batches are in, with at least
+# three still to fire, so that it lands mid-sweep even on a slow machine.
+KILL_GAMES = 5 * clocks.CLAIM_BATCH
+OVERDUE = timedelta(seconds=5)  # these games, due every 2 s, keep a worker busy on a loaded machine
 
 
 def test_d_a_killed_worker_loses_no_deadline_and_applies_none_twice(worker):
-    first, second = Player(), Player()
     game_ids = []
-    for _ in range(KILL_GAMES):
+    for i in range(KILL_GAMES):
+        if i % clocks.CLAIM_BATCH == 0:  # a pair per batch: an account's tables are capped
+            first, second = Player(), Player()
         game = tables.table_create(
             user=first.user, players=2, options=engine.Options(), clock="30s"
         )
@@ -225,7 +229,7 @@ def test_d_a_killed_worker_loses_no_deadline_and_applies_none_twice(worker):
     due = GameEntry.objects.filter(game_id__in=game_ids, action__type="timeout")
 
     give_limit(game_ids, due_in=timedelta(0))  # all due at once, now
-    target = random.randint(3, KILL_GAMES // 2)  # kill once this many are done: mid-sweep
+    target = random.randint(3, 2 * clocks.CLAIM_BATCH)  # kill once this many are done
     wait_for(lambda: due.count() >= target, timeout=10, interval=0.005, what="the sweep")
     worker.kill(signal.SIGKILL)  # the worker, its pool processes and beat, mid-transaction
     done_at_kill = due.count()
