@@ -112,11 +112,15 @@ def test_open_streams_hold_no_connection_and_give_everything_back(committed_db):
             ]
             for follower in followers:
                 assert follower.next_entry()[1]["seq"] == version
-            for _ in range(3):
+            pools = []
+            for _ in range(5):
                 status, body, took = _health(live)
                 assert status == 200 and took < 2, (status, body, took)
-                assert body["database_pool"]["waiting"] == 0, body
+                pools.append(body["database_pool"])
                 time.sleep(0.3)
+            # Streams that held their connections would leave 2 × POOL of them waiting in
+            # every sample; 60 short reads a second may catch one waiting now and then.
+            assert min(pool["waiting"] for pool in pools) == 0, pools
             seq = _move(live, game_id, by_seat)
             for follower in followers:
                 assert follower.next_entry()[1]["seq"] == seq
