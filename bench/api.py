@@ -458,7 +458,7 @@ async def unpaced_moves(run: Run, session, pairs, options, args, meter: CpuMeter
     cpu_task = asyncio.create_task(_meter_window(meter, window))
     probe_task = asyncio.create_task(_probe_window(run, window, stats, "move"))
     spy = _spy_once(run, args, "moves")
-    spy_task = asyncio.create_task(_spy_window(run, window, spy)) if spy is not None else None
+    spy_task = asyncio.create_task(_spy_window(run, window, spy))
     results = await asyncio.gather(
         *(
             _client.play_games(session, run.base, pair, options, window, stats, first)
@@ -468,7 +468,7 @@ async def unpaced_moves(run: Run, session, pairs, options, args, meter: CpuMeter
     )
     move_cpu = await cpu_task
     move_probe = await probe_task
-    spy = await spy_task if spy_task is not None else None
+    spy = await spy_task
     crashed = [r for r in results if isinstance(r, BaseException)]
     if crashed:
         raise RuntimeError(f"{len(crashed)} game loops failed; first: {crashed[0]!r}")
@@ -618,14 +618,13 @@ async def get_window(
     stats = _client.Stats()
     cpu_task = asyncio.create_task(_meter_window(meter, window))
     probe_task = asyncio.create_task(_probe_window(run, window, stats, "me"))
-    spy_task = None
-    if spy is not None:
-        spy_task = asyncio.create_task(_spy_window(run, window, spy))
+    spy_task = asyncio.create_task(_spy_window(run, window, spy))
     url = f"{run.base}/api/v1/me"
     await asyncio.gather(*(_client.get_loop(session, url, p, window, stats) for p in players))
     summary = await window_summary(stats, window, cpu_task, probe_task)
-    if spy_task is not None:
-        summary["py_spy"] = await spy_task
+    spied = await spy_task
+    if spied is not None:
+        summary["py_spy"] = spied
     return summary
 
 
@@ -886,7 +885,7 @@ async def paced_moves(
     window = _client.Window(now + args.warmup, now + args.warmup + args.duration)
     cpu_task = asyncio.create_task(_meter_window(meter, window))
     probe_task = asyncio.create_task(_probe_window(run, window, stats, "move"))
-    spy_task = asyncio.create_task(_spy_window(run, window, spy)) if spy is not None else None
+    spy_task = asyncio.create_task(_spy_window(run, window, spy))
     results = await asyncio.gather(
         *(
             _client.play_games(
@@ -903,7 +902,7 @@ async def paced_moves(
             raise beside
     cpu = await cpu_task
     probed = await probe_task
-    spied = await spy_task if spy_task is not None else None
+    spied = await spy_task
     crashed = [r for r in results if isinstance(r, BaseException)]
     if crashed:
         raise RuntimeError(f"{len(crashed)} paced game loops failed; first: {crashed[0]!r}")
@@ -969,8 +968,11 @@ def _spy_once(run: Run, args, window: str) -> Path | None:
     return Path(args.py_spy)
 
 
-async def _spy_window(run: Run, window: _client.Window, path: Path) -> dict | None:
-    """py-spy on every worker for `window`; the summary of what it sampled."""
+async def _spy_window(run: Run, window: _client.Window, path: Path | None) -> dict | None:
+    """py-spy on every worker for `window`, raw stacks to `path`; the summary of what it
+    sampled (None: no `path`, nothing sampled; or py-spy failed)."""
+    if path is None:
+        return None
     await asyncio.sleep(max(window.start - time.perf_counter(), 0))
     recorder = _pyspy.start(run.server.pid, window.end - window.start, path)
     run.recorder = recorder
