@@ -18,10 +18,12 @@ push after commit) is decided by the write path, `games/services/entries.py`, wh
 service that appends calls. In the spirit of the eventsourcing library's repository and Cosmic
 Python's unit of work: one aggregate (a game), optimistic concurrency on its version.
 
-Two statements are written out in SQL for PostgreSQL, because a move runs each of them: the
-read (`LOAD_SQL`) and the conditional append (`APPEND_SQL`). Each docstring gives its ORM
-equivalent, which is the code path on other databases, and tests/api/test_repository.py proves
-both write and read the same rows.
+Statements a move runs are written out in SQL for PostgreSQL: the read (`LOAD_SQL`) and the
+conditional append (`APPEND_SQL`), or, for a move on the game as this process last appended
+it (`recent`), only the append with the read's guards (`RECENT_APPEND_SQL`). Each docstring
+gives its ORM equivalent, which is the code path on other databases, and
+tests/api/test_repository.py and tests/api/test_recent_move.py prove both write and read the
+same rows.
 """
 
 from __future__ import annotations
@@ -33,7 +35,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from django.db import connections, router, transaction
-from django.db.models import Exists, OuterRef, QuerySet
+from django.db.models import Exists, OuterRef, Q, QuerySet
 from django.utils import timezone
 
 from accounts.models import PushSubscription
@@ -86,14 +88,18 @@ class NewEntry:
 
 # ------------------------------------------------------------------------------------ reading
 
-LOAD_SQL = """
+SEATS_SQL = """
+(SELECT json_agg(json_build_array(s.seat, s.user_id, u.email_on_turn, u.email, s.bot_level,
+                                  u.push_your_turn, u.push_game_ended,
+                                  EXISTS (SELECT 1 FROM accounts_pushsubscription p
+                                           WHERE p.user_id = s.user_id)))::text
+   FROM games_seat s JOIN accounts_user u ON u.id = s.user_id
+  WHERE s.game_id = {game_id})"""
+"""A game's seats as `_seat_infos` reads them, one JSON array (`_seats` is the ORM's)."""
+
+LOAD_SQL = f"""
 SELECT g.*,
-       (SELECT json_agg(json_build_array(s.seat, s.user_id, u.email_on_turn, u.email,
-                                          s.bot_level, u.push_your_turn, u.push_game_ended,
-                                          EXISTS (SELECT 1 FROM accounts_pushsubscription p
-                                                   WHERE p.user_id = s.user_id)))::text
-          FROM games_seat s JOIN accounts_user u ON u.id = s.user_id
-         WHERE s.game_id = g.id) AS seats_json,
+       {SEATS_SQL.format(game_id="g.id")} AS seats_json,
        (SELECT json_agg(e.action ORDER BY e.seq)::text
           FROM games_gameentry e
          WHERE e.game_id = g.id AND e.seq > %s) AS actions_json
@@ -129,6 +135,28 @@ def load(game_id: int, *, lock: bool = False) -> Loaded:
         game, seats, actions = _load_orm(game_id, after)
     actions = log.actions(game, after=after, found=actions)  # an archived game has no rows
     return Loaded(game, seats, _state(game, caught_up=(after, actions)))
+
+
+def recent(game_id: int, version: int) -> Loaded | None:
+    """The game at `version` as this process appended it, without reading the database: the
+    row and seats as written and a private copy of the state; None unless this process made
+    the append that made `version` and has seen no later one.
+
+    It may be stale (another process appended since; a clock moved the row's next deadline),
+    and the seats' preferences may have changed since: write it with `recent=True`, whose
+    statement appends only if the row is still at `version`, of the same game, running and
+    with nothing due, and reads the seats afresh; on `VersionConflict`, `load` and start
+    again. A process where a game's moves keep landing (a player's actions within a turn
+    over one connection) so skips one round trip a move."""
+    found = state.recent(game_id, version)
+    if found is None:
+        return None
+    current, (values, seats) = found
+    alias = router.db_for_write(Game)
+    return Loaded(Game.from_db(alias, _ATTNAMES, list(values)), list(seats), current)
+
+
+_ATTNAMES = [field.attname for field in Game._meta.concrete_fields]
 
 
 def _load_sql(game_id: int, after: int) -> tuple[Game, list[SeatInfo], list]:
@@ -268,21 +296,24 @@ ENTRY_FIELDS = (
     "created_at",
 )  # fmt: skip
 
-APPEND_SQL = """
-WITH changed AS (
+_UPDATE_SQL = """
     UPDATE games_game
        SET version = %s, active_seat = %s, status = %s, finished_at = %s,
            result = CAST(%s AS jsonb), turn_number = %s, turn_started_at = %s,
            deadlines_reached = %s, next_deadline_at = %s
-     WHERE id = %s AND version = %s
- RETURNING id
-)
+     WHERE id = %s AND version = %s"""
+_INSERT_SQL = """
 INSERT INTO games_gameentry
        (game_id, seq, actor_id, seat, action, notifications, idempotency_key, response,
         created_at)
 SELECT id, CAST(%s AS integer), CAST(%s AS bigint), CAST(%s AS smallint), CAST(%s AS jsonb),
        CAST(%s AS jsonb), CAST(%s AS varchar), CAST(%s AS jsonb), CAST(%s AS timestamptz)
-  FROM changed
+  FROM changed"""
+
+APPEND_SQL = f"""
+WITH changed AS ({_UPDATE_SQL}
+ RETURNING id
+){_INSERT_SQL}
 """
 """The game row's summary (`SUMMARY_FIELDS`) updated only if the row is still at the expected
 version, and the entry (`ENTRY_FIELDS`) inserted only if it was: both or neither, in one
@@ -292,6 +323,26 @@ expected version, then the entry. The ORM equivalent (`_write_orm`), in a transa
 
     if Game.objects.filter(pk=game.pk, version=expected).update(**summary) == 1:
         GameEntry.objects.create(**entry)
+"""
+
+RECENT_APPEND_SQL = f"""
+WITH changed AS ({_UPDATE_SQL}
+       AND seed_commitment = %s AND status = '{Game.Status.PLAYING.value}'
+       AND (next_deadline_at IS NULL OR next_deadline_at > %s)
+ RETURNING id
+), appended AS ({_INSERT_SQL}
+ RETURNING game_id
+)
+SELECT {SEATS_SQL.format(game_id="appended.game_id")} FROM appended
+"""
+"""`APPEND_SQL` for a game as `recent` gave it rather than as read: it writes only if the row
+is still at the expected version, of the game with the seed commitment given (a recreated
+database reuses ids), running, and with its next deadline after the instant given (a clock
+may move it without a version); and it answers the game's seats, read afresh (their
+preferences say who is told of the entry), or no row if it wrote nothing. Parameters: the
+summary, the game id, the expected version, the seed commitment, the instant, then the entry.
+The ORM equivalent (`_write_orm`), in a transaction: `APPEND_SQL`'s filter with those
+conditions added, then `_seats`.
 """
 
 
@@ -329,31 +380,55 @@ def prepare(loaded: Loaded, entry: NewEntry, *, expected_version: int) -> GameEn
     )
 
 
-def write(loaded: Loaded, row: GameEntry, *, expected_version: int) -> None:
+def write(loaded: Loaded, row: GameEntry, *, expected_version: int, recent: bool = False) -> None:
     """Write a prepared entry and the game row's summary, if the row is still at
     `expected_version`: one statement (`APPEND_SQL`), in the caller's transaction if any.
+    `recent`: `loaded` came from `recent`, not `load`: its statement (`RECENT_APPEND_SQL`)
+    guards what was not read, and `loaded.seats` are read afresh with the write.
 
-    Raises `VersionConflict` (another append came first; nothing written), or `IntegrityError`
-    when a unique key refuses the entry (the idempotency key was used before; nothing written,
-    the caller's transaction still usable). Either leaves `loaded` stale: load again. Once
-    the transaction commits, this process caches the state after the entry."""
+    Raises `VersionConflict` (another append came first, or for `recent` the row changed
+    otherwise; nothing written), or `IntegrityError` when a unique key refuses the entry (the
+    idempotency key was used before; nothing written, the caller's transaction still usable).
+    Either leaves `loaded` stale: load again. Once the transaction commits, this process
+    caches the state after the entry, with the row and seats as written."""
     game = loaded.game
-    written = _write_sql if _vendor(GameEntry) == "postgresql" else _write_orm
-    if not written(game, row, expected_version):
+    on_postgresql = _vendor(GameEntry) == "postgresql"
+    if recent:
+        write_recent = _write_recent_sql if on_postgresql else _write_recent_orm
+        seats = write_recent(game, row, expected_version, timezone.now())
+        if seats is None:
+            raise VersionConflict(game.pk)
+        loaded.seats = seats
+    elif not (_write_sql if on_postgresql else _write_orm)(game, row, expected_version):
         raise VersionConflict(game.pk)
-    _remember_on_commit(game, row.seq, loaded.state)
+    _remember_on_commit(game, row.seq, loaded.state, loaded.seats)
 
 
-def _remember_on_commit(game: Game, seq: int, current: Any) -> None:
+def _remember_on_commit(game: Game, seq: int, current: Any, seats: list[SeatInfo]) -> None:
     # taken now: the state may be played on before the commit (a deadline, then a timeout)
     snapshot = current.clone()
-    transaction.on_commit(lambda: state.remember(game, seq, snapshot))
+    written = (tuple(getattr(game, name) for name in _ATTNAMES), tuple(seats))
+    transaction.on_commit(lambda: state.remember(game, seq, snapshot, written=written))
 
 
 def _write_sql(game: Game, row: GameEntry, expected: int) -> bool:
+    return _append_sql(APPEND_SQL, game, row, [game.pk, expected]) == 1
+
+
+def _write_recent_sql(
+    game: Game, row: GameEntry, expected: int, now: datetime
+) -> list[SeatInfo] | None:
+    guards = [game.pk, expected, game.seed_commitment, now]
+    found = _append_sql(RECENT_APPEND_SQL, game, row, guards, answered=True)
+    return None if found is None else _seat_infos(json.loads(found[0] or "[]"))
+
+
+def _append_sql(sql: str, game: Game, row: GameEntry, guards: list, *, answered: bool = False):
+    """`sql` executed with the summary, `guards` and the entry: the rows it wrote, or if
+    `answered` the row it answered (None: none)."""
     connection = connections[router.db_for_write(GameEntry)]
     params = [_prepared(game, name, connection) for name in SUMMARY_FIELDS]
-    params += [game.pk, expected]
+    params += guards
     params += [_prepared(row, name, connection) for name in ENTRY_FIELDS[1:]]
     # One statement is atomic on its own: in autocommit no BEGIN or COMMIT round trip. In a
     # caller's transaction, a savepoint, so that an idempotency key's refusal leaves the
@@ -363,8 +438,10 @@ def _write_sql(game: Game, row: GameEntry, expected: int) -> bool:
     guarded = connection.in_atomic_block and row.idempotency_key is not None
     with transaction.atomic(using=connection.alias) if guarded else nullcontext():
         with connection.cursor() as cursor:
-            cursor.execute(APPEND_SQL, params)
-            return cursor.rowcount == 1
+            cursor.execute(sql, params)
+            if not answered:
+                return cursor.rowcount
+            return cursor.fetchone()
 
 
 def _prepared(instance, name: str, connection):
@@ -372,13 +449,22 @@ def _prepared(instance, name: str, connection):
     return model_field.get_db_prep_save(getattr(instance, model_field.attname), connection)
 
 
-def _write_orm(game: Game, row: GameEntry, expected: int) -> bool:
+def _write_orm(game: Game, row: GameEntry, expected: int, *guards: Q) -> bool:
     summary = {name: getattr(game, name) for name in SUMMARY_FIELDS}
     with transaction.atomic(using=router.db_for_write(GameEntry)):
-        if Game.objects.filter(pk=game.pk, version=expected).update(**summary) != 1:
+        if Game.objects.filter(*guards, pk=game.pk, version=expected).update(**summary) != 1:
             return False
         row.save(force_insert=True)
     return True
+
+
+def _write_recent_orm(
+    game: Game, row: GameEntry, expected: int, now: datetime
+) -> list[SeatInfo] | None:
+    guard = Q(seed_commitment=game.seed_commitment, status=Game.Status.PLAYING) & (
+        Q(next_deadline_at__isnull=True) | Q(next_deadline_at__gt=now)
+    )
+    return _seats(game.pk) if _write_orm(game, row, expected, guard) else None
 
 
 def begin(game: Game, started: Any, notifications: list[dict]) -> Loaded:
@@ -388,8 +474,9 @@ def begin(game: Game, started: Any, notifications: list[dict]) -> Loaded:
     GameEntry.objects.create(game=game, seq=0, action=None, notifications=notifications)
     summarise(game, started, version=0)
     game.save()
-    _remember_on_commit(game, 0, started)
-    return Loaded(game, _seats(game.pk), started)
+    seats = _seats(game.pk)
+    _remember_on_commit(game, 0, started, seats)
+    return Loaded(game, seats, started)
 
 
 def summarise(game: Game, current: Any, *, version: int, now: datetime | None = None) -> None:

@@ -9,6 +9,10 @@ game row (`cached_version`, `state_for(caught_up=)`), other callers with one ind
 a few rows; nothing to write on each move. With nothing cached, the whole log is replayed. A
 cached state is keyed by the game's id and seed commitment (a recreated database reuses ids).
 Tests prove a cached and a caught-up state equal a replay.
+
+Beside a state that this process appended, the cache keeps what the appender knew with it (the
+game row and seats as written, `remember(…, written=)`), so that the next move of the game on
+this process may skip its read (`recent`; `games/repository.py` says what guards that).
 """
 
 from __future__ import annotations
@@ -23,7 +27,8 @@ from games.models import Game
 CACHE_SIZE = 5000
 
 _lock = threading.Lock()
-_cache: OrderedDict[int, tuple[str, int, Any]] = OrderedDict()  # an engine's Game
+# game id -> (seed commitment, version, an engine's Game, what its appender wrote or None)
+_cache: OrderedDict[int, tuple[str, int, Any, Any]] = OrderedDict()
 
 
 def _actions(game: Game, after: int) -> list:
@@ -86,17 +91,32 @@ def state_for(game: Game, *, caught_up: tuple[int, list] | None = None) -> Any:
     return state
 
 
-def remember(game: Game, version: int, state: Any) -> None:
+def remember(game: Game, version: int, state: Any, *, written: Any = None) -> None:
     """Keep `state` as the game's state at `version`, a committed one (the row's, or an append's
-    once it committed); never over a newer state of the same game."""
+    once it committed); never over a newer state of the same game. `written`: what the append
+    that made `version` wrote besides (kept until a newer version replaces it)."""
     with _lock:
         cached = _cache.get(game.pk)
-        if cached is not None and cached[0] == game.seed_commitment and cached[1] > version:
-            return
-        _cache[game.pk] = (game.seed_commitment, version, state)
+        if cached is not None and cached[0] == game.seed_commitment:
+            if cached[1] > version:
+                return
+            if cached[1] == version and written is None:
+                written = cached[3]
+        _cache[game.pk] = (game.seed_commitment, version, state, written)
         _cache.move_to_end(game.pk)
         while len(_cache) > CACHE_SIZE:
             _cache.popitem(last=False)
+
+
+def recent(game_id: int, version: int) -> tuple[Any, Any] | None:
+    """A private copy of the game's state at `version` and what the append that made it wrote
+    besides, if this process made that append and has seen no later version; else None."""
+    with _lock:
+        cached = _cache.get(game_id)
+        if cached is None or cached[1] != version or cached[3] is None:
+            return None
+        _cache.move_to_end(game_id)
+        return cached[2].clone(), cached[3]
 
 
 def forget_all() -> None:

@@ -34,10 +34,15 @@ from games.services import ratings
 
 
 def entry_append(
-    loaded: repository.Loaded, entry: repository.NewEntry, *, expected_version: int
+    loaded: repository.Loaded,
+    entry: repository.NewEntry,
+    *,
+    expected_version: int,
+    recent: bool = False,
 ) -> GameEntry:
     """Apply `entry.action` to the loaded game and append it as seq `expected_version + 1`,
     with its answer, the ratings a game's end moves, and the notices after commit.
+    `recent`: `loaded` is `repository.recent`'s, not read (`repository.write` guards it).
 
     Raises what the repository does: the engine's `EngineError` (nothing written),
     `VersionConflict` (another append came first), `IntegrityError` (a unique key refused the
@@ -48,7 +53,7 @@ def entry_append(
     row.response = selectors.entry_response(game, current, row, entry.seat, public)
     ending = current.over and not current.aborted
     with transaction.atomic(using=router.db_for_write(GameEntry)) if ending else nullcontext():
-        repository.write(loaded, row, expected_version=expected_version)
+        repository.write(loaded, row, expected_version=expected_version, recent=recent)
         if ending:
             ratings.game_ended(game=game, seats=loaded.seats, final=current)
     _tell_on_commit(loaded, row.seq, row.notifications, public=public, by_seat=entry.seat)

@@ -30,11 +30,12 @@ def _played(make_player, moves: int) -> int:
 
 def test_the_statements_name_every_column_of_their_models():
     entry_columns = {f.column for f in GameEntry._meta.concrete_fields} - {"id"}
-    for column in entry_columns:
-        assert column in repository.APPEND_SQL, column
+    for append in (repository.APPEND_SQL, repository.RECENT_APPEND_SQL):
+        for column in entry_columns:
+            assert column in append, column
+        for name in repository.SUMMARY_FIELDS:
+            assert f"{Game._meta.get_field(name).column} = " in append
     assert {GameEntry._meta.get_field(n).column for n in repository.ENTRY_FIELDS} == entry_columns
-    for name in repository.SUMMARY_FIELDS:
-        assert f"{Game._meta.get_field(name).column} = " in repository.APPEND_SQL
     assert Game._meta.db_table in repository.LOAD_SQL
     assert GameEntry._meta.db_table in repository.APPEND_SQL
 
