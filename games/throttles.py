@@ -9,7 +9,7 @@ from redis.exceptions import RedisError
 from rest_framework.settings import api_settings
 from rest_framework.throttling import UserRateThrottle
 
-from taxi_project.cache import count
+from taxi_project.cache import take
 
 log = logging.getLogger(__name__)
 
@@ -23,10 +23,11 @@ class MoveRateThrottle(UserRateThrottle):
     every web process (the count lives in the shared cache, Redis in production). Reading the
     legal actions is not counted. Generous: it stops floods, not fast players.
 
-    Counted in fixed windows of the rate's period: one Redis INCR per move (DRF's
-    sliding log reads and rewrites a list of times, two round trips and a pickle), at the price
-    of up to twice the rate across a window's edge. `Retry-After` is the time to the window's
-    end.
+    Counted in fixed windows of the rate's period (DRF's sliding log reads and rewrites a list
+    of times, two round trips and a pickle), at the price of up to twice the rate across a
+    window's edge; each process counts permits into the shared count a few at a time
+    (`taxi_project.cache.take`: one Redis round trip per `LEASE` moves of a user on a
+    process, never more than the rate in all). `Retry-After` is the time to the window's end.
 
     The rate (REST_FRAMEWORK DEFAULT_THROTTLE_RATES["moves"], env MOVE_THROTTLE_RATE) is read
     when the throttle is made, once per request, not once at import as DRF's class attribute
@@ -49,7 +50,7 @@ class MoveRateThrottle(UserRateThrottle):
         window = int(self.now // self.duration)
         self.window_ends = (window + 1) * self.duration
         try:
-            counted = count(f"{key}:{window}", self.duration + 1)
+            return take(f"{key}:{window}", self.duration + 1, self.num_requests)
         except (RedisError, OSError):
             # The cache (Redis) is down. A move needs only the database, so the limit fails
             # open rather than turning every move into a 500 until Redis is back.
@@ -57,7 +58,6 @@ class MoveRateThrottle(UserRateThrottle):
                 "%s rate limit skipped: the cache is unavailable", self.scope, exc_info=True
             )
             return True
-        return counted <= self.num_requests
 
     def wait(self) -> float:
         return max(self.window_ends - self.now, 1.0)

@@ -327,6 +327,17 @@ def _fresh_state_cache():
 
 
 @pytest.fixture(autouse=True)
+def _no_rate_permits_left():
+    """User ids recur after rollbacks, and tests clear the counters with the cache: permits a
+    process holds of a count (taxi_project.cache.take) must not outlive the test either."""
+    from taxi_project import cache
+
+    cache.forget_leases()
+    yield
+    cache.forget_leases()
+
+
+@pytest.fixture(autouse=True)
 def _no_connection_leases_left():
     """User ids recur after rollbacks: a socket a test left open must not count against the
     caps of the next test's users."""
