@@ -9,9 +9,8 @@ was a new Redis connection and three round trips per move. Keys carry the deploy
 (settings.REDIS_PREFIX). Without Redis (the embedded default), Django's cache counts: `add`
 then `incr`, atomic enough for one process.
 
-A limit checked on every move (`take`) costs the move a Redis round trip, a third of what a
-move adds to a request. So a process counts `LEASE` permits at once into the shared counter and
-hands them out itself: the count still never lets more through than the limit (a permit is
+A limit checked on every move (`take`) would cost each move a Redis round trip. So a process
+counts `LEASE` permits at once into the shared counter and hands them out itself: the count still never lets more through than the limit (a permit is
 counted before it is used), at the price of refusing early the permits other processes hold
 unused, at most (processes - 1) x (LEASE - 1) a window for one key.
 """
