@@ -10,9 +10,10 @@ was a new Redis connection and three round trips per move. Keys carry the deploy
 then `incr`, atomic enough for one process.
 
 A limit checked on every move (`take`) would cost each move a Redis round trip. So a process
-counts `LEASE` permits at once into the shared counter and hands them out itself: the count still never lets more through than the limit (a permit is
-counted before it is used), at the price of refusing early the permits other processes hold
-unused, at most (processes - 1) x (LEASE - 1) a window for one key.
+counts `LEASE` permits at once into the shared counter and hands them out itself: the count
+still never lets more through than the limit (a permit is counted before it is used), at the
+price of refusing early the permits other processes hold unused, at most
+(processes - 1) x (LEASE - 1) a window for one key.
 """
 
 from __future__ import annotations
