@@ -21,9 +21,9 @@ Python's unit of work: one aggregate (a game), optimistic concurrency on its ver
 Statements a move runs are written out in SQL for PostgreSQL: the read (`LOAD_SQL`) and the
 conditional append (`APPEND_SQL`), or, for a move on the game as this process last appended
 it (`recent`), only the append with the read's guards (`RECENT_APPEND_SQL`). Each docstring
-gives its ORM equivalent, which is the code path on other databases, and
-tests/api/test_repository.py and tests/api/test_recent_move.py prove both write and read the
-same rows.
+gives its ORM equivalent, which is the code path on other databases: tests/api/test_repository.py
+proves both write and read the same rows, and tests/api/test_recent_move.py that both refuse
+alike what the skipped read stood for.
 """
 
 from __future__ import annotations
