@@ -73,14 +73,8 @@ def move_submit(
             raise StaleVersion.at(repository.version_now(game_id), version)
         if version != game.version:
             raise StaleVersion.at(game.version, version)
-        entry = repository.NewEntry(
-            _player_action(game.game_kind, action, seat),
-            actor=user,
-            seat=seat,
-            idempotency_key=idempotency_key,
-        )
         try:
-            written = entries.entry_append(loaded, entry, expected_version=version)
+            written = _append(loaded, user, action, seat, idempotency_key, version)
         except repository.VersionConflict:  # another append committed since the read
             raise StaleVersion.at(repository.version_now(game_id), version) from None
     except (ApiError, *registry.engine_errors()):
@@ -112,16 +106,31 @@ def _submit_recent(
     if mine is None or game.status != Game.Status.PLAYING or clocks.due(game):
         return None
     try:
-        entry = repository.NewEntry(
-            _player_action(game.game_kind, action, mine.seat),
-            actor=user,
-            seat=mine.seat,
-            idempotency_key=idempotency_key,
-        )
-        written = entries.entry_append(recent, entry, expected_version=version, recent=True)
+        written = _append(recent, user, action, mine.seat, idempotency_key, version, recent=True)
     except (ApiError, repository.VersionConflict, IntegrityError, *registry.engine_errors()):
         return None
     return MoveResult(body=written.response, replayed=False)
+
+
+def _append(
+    loaded: repository.Loaded,
+    user,
+    action: dict,
+    seat: int,
+    idempotency_key: str,
+    version: int,
+    *,
+    recent: bool = False,
+) -> GameEntry:
+    """The client's action, on behalf of `seat`, appended to `loaded` at `version`
+    (`entries.entry_append`; `recent`: `loaded` is `repository.recent`'s)."""
+    entry = repository.NewEntry(
+        _player_action(loaded.game.game_kind, action, seat),
+        actor=user,
+        seat=seat,
+        idempotency_key=idempotency_key,
+    )
+    return entries.entry_append(loaded, entry, expected_version=version, recent=recent)
 
 
 def _earlier(game_id: int, user, key: str, action: dict, seat: int | None) -> MoveResult | None:
