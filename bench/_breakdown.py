@@ -122,6 +122,9 @@ def analyse(
                 - pool_b.get("requests_wait_ms", 0),
                 "pool_size": pool_a.get("pool_size"),
                 "threads": a.get("threads"),
+                "user_s": a["user_s"] - b["user_s"],
+                "system_s": a["system_s"] - b["system_s"],
+                "switches": [x - y for x, y in zip(a["switches"], b["switches"], strict=True)],
             }
         )
     total = sum(w["of_kind"] for w in workers) or 1
@@ -181,6 +184,7 @@ def analyse(
     biggest_lag = sorted(lags, key=lambda p: -p[1])[:5]
     return {
         "workers": workers,
+        "per_request": _per_request(workers),
         "matched": len(parts["client"]),
         "parts": {k: _spread(v) for k, v in parts.items()},
         "sql_statements_mean": round(sum(sql_n) / len(sql_n), 2) if sql_n else None,
@@ -195,6 +199,22 @@ def analyse(
             {"at_s": round(t - window.start, 2), "ms": round(1000 * s, 1), "pid": p}
             for t, s, p in biggest_lag
         ],
+    }
+
+
+def _per_request(workers: list[dict]) -> dict | None:
+    """The CPU (user, system) and context switches of the workers that served HTTP requests in
+    the window, per request: what a request costs beyond its own code (thread hand-offs, waits
+    for the interpreter lock, socket calls) shows here first."""
+    workers = [w for w in workers if w["requests"] > 0]
+    requests = sum(w["requests"] for w in workers)
+    if not requests:
+        return None
+    return {
+        "user_ms": round(1000 * sum(w["user_s"] for w in workers) / requests, 2),
+        "system_ms": round(1000 * sum(w["system_s"] for w in workers) / requests, 2),
+        "switches_voluntary": round(sum(w["switches"][0] for w in workers) / requests, 1),
+        "switches_involuntary": round(sum(w["switches"][1] for w in workers) / requests, 1),
     }
 
 
@@ -219,6 +239,13 @@ def text(name: str, b: dict) -> list[str]:
             f"{gc_text} (max {w['gc_max_ms']:.0f} ms; tracked {w['gc_sizes']}, frozen "
             f"{w['gc_frozen']}) | lag {w['loop_lag_mean_ms']:.1f}/"
             f"{w['loop_lag_max_ms']:.0f} ms | pool {w['pool_queued']}/{w['pool_wait_ms']} ms"
+        )
+    r = b.get("per_request")
+    if r:
+        lines.append(
+            f"    per request of the window, all workers: CPU {r['user_ms']:.2f} ms user + "
+            f"{r['system_ms']:.2f} ms system; context switches {r['switches_voluntary']:.1f} "
+            f"waiting + {r['switches_involuntary']:.1f} preempted"
         )
     p = b["parts"]
     if not b["matched"]:  # socket frames: the probe sees HTTP requests only

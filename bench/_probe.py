@@ -12,7 +12,9 @@ what the server saw of each of its slow requests; the others by path only.
 Per process: the garbage collector's pauses (gc.callbacks), the event loop's lag (a task that
 sleeps 5 ms and measures how late it wakes: the loop was busy, or could not get the GIL), the
 psycopg pool's counters (requests that queued for a connection, and how long), requests in
-flight, and its CPU time.
+flight, its CPU time (user and system apart) and its threads' context switches (those that
+gave up the CPU to wait, for a lock, the interpreter or I/O, and those the kernel took it
+from).
 
 bench/api.py asks for a dump by creating `<dir>/dump-<n>` (`mark-<n>`: counters only, at a
 window's start); each worker writes
@@ -26,6 +28,7 @@ import contextvars
 import gc
 import json
 import os
+import resource
 import threading
 import time
 from pathlib import Path
@@ -124,10 +127,14 @@ def _dump(directory: Path, number: str, mark: bool) -> None:
     if mark:
         records, gc_pauses, lags = [], [], []
     cpu = os.times()
+    usage = resource.getrusage(resource.RUSAGE_SELF)
     data = {
         "pid": os.getpid(),
         "at": clock(),
         "cpu_s": cpu.user + cpu.system,
+        "user_s": usage.ru_utime,
+        "system_s": usage.ru_stime,
+        "switches": [usage.ru_nvcsw, usage.ru_nivcsw],  # voluntary, involuntary
         "requests": _state.requests,
         "in_flight_max": _state.in_flight_max,
         "in_flight_sum": _state.in_flight_sum,
