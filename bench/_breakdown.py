@@ -243,9 +243,9 @@ def text(name: str, b: dict) -> list[str]:
     r = b.get("per_request")
     if r:
         lines.append(
-            f"    per request of the window, all workers: CPU {r['user_ms']:.2f} ms user + "
-            f"{r['system_ms']:.2f} ms system; context switches {r['switches_voluntary']:.1f} "
-            f"waiting + {r['switches_involuntary']:.1f} preempted"
+            f"    per request of the window, the workers that served it: CPU "
+            f"{r['user_ms']:.2f} ms user + {r['system_ms']:.2f} ms system; context switches "
+            f"{r['switches_voluntary']:.1f} waiting + {r['switches_involuntary']:.1f} preempted"
         )
     p = b["parts"]
     if not b["matched"]:  # socket frames: the probe sees HTTP requests only

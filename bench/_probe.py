@@ -126,12 +126,11 @@ def _dump(directory: Path, number: str, mark: bool) -> None:
         lags, _state.lags = _state.lags, []
     if mark:
         records, gc_pauses, lags = [], [], []
-    cpu = os.times()
     usage = resource.getrusage(resource.RUSAGE_SELF)
     data = {
         "pid": os.getpid(),
         "at": clock(),
-        "cpu_s": cpu.user + cpu.system,
+        "cpu_s": usage.ru_utime + usage.ru_stime,
         "user_s": usage.ru_utime,
         "system_s": usage.ru_stime,
         "switches": [usage.ru_nvcsw, usage.ru_nivcsw],  # voluntary, involuntary
