@@ -82,6 +82,7 @@ def analyse(
         ]
         lags += [(t, s, pid) for t, s in a["lags"] if window.start <= t <= window.end]
         requests = a["requests"] - b["requests"]
+        user_s, system_s = a["user_s"] - b["user_s"], a["system_s"] - b["system_s"]
         pool_a, pool_b = a.get("pool", {}), b.get("pool", {})
         workers.append(
             {
@@ -89,7 +90,7 @@ def analyse(
                 "requests": requests,
                 "in_window": len(in_window),
                 "of_kind": sum(1 for r in in_window if r[1] == kind),
-                "cpu_per_s": round((a["cpu_s"] - b["cpu_s"]) / wall, 3),
+                "cpu_per_s": round((user_s + system_s) / wall, 3),
                 "mean_in_flight": round((a["in_flight_sum"] - b["in_flight_sum"]) / requests, 1)
                 if requests
                 else 0,
@@ -122,8 +123,8 @@ def analyse(
                 - pool_b.get("requests_wait_ms", 0),
                 "pool_size": pool_a.get("pool_size"),
                 "threads": a.get("threads"),
-                "user_s": a["user_s"] - b["user_s"],
-                "system_s": a["system_s"] - b["system_s"],
+                "user_s": user_s,
+                "system_s": system_s,
                 "switches": [x - y for x, y in zip(a["switches"], b["switches"], strict=True)],
             }
         )

@@ -130,7 +130,6 @@ def _dump(directory: Path, number: str, mark: bool) -> None:
     data = {
         "pid": os.getpid(),
         "at": clock(),
-        "cpu_s": usage.ru_utime + usage.ru_stime,
         "user_s": usage.ru_utime,
         "system_s": usage.ru_stime,
         "switches": [usage.ru_nvcsw, usage.ru_nivcsw],  # voluntary, involuntary
