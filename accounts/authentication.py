@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 
 from django.utils import timezone
 from knox.auth import TokenAuthentication as KnoxTokenAuthentication
+from knox.signals import token_expired
 from rest_framework import authentication
 
 from accounts.errors import AccountRefused
@@ -68,7 +69,20 @@ class _RefusingRefusedAccounts(_Authentication):
 
 class TokenAuthentication(_RefusingRefusedAccounts, KnoxTokenAuthentication):
     """`Authorization: Token <key>`, a device's token (django-rest-knox: looked up by its
-    digest, refused once expired); refuses banned and suspended accounts."""
+    digest, refused once expired); refuses banned and suspended accounts.
+
+    One query a request: the token with its user. Knox's own clean-up also reads every other
+    token of the account on every request, to delete those that expired; here a token that
+    expired is refused and deleted when it is presented, and the others go at the account's
+    next login (`accounts.services.token_issue`), which bounds them anyway."""
+
+    def _cleanup_token(self, auth_token) -> bool:  # knox's hook: True drops the token
+        if auth_token.expiry is None or auth_token.expiry >= timezone.now():
+            return False
+        username = auth_token.user.get_username()
+        auth_token.delete()
+        token_expired.send(sender=self.__class__, username=username, source="auth_token")
+        return True
 
 
 class SessionAuthentication(_RefusingRefusedAccounts, authentication.SessionAuthentication):

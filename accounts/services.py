@@ -7,7 +7,7 @@ import functools
 from django.conf import settings
 from django.contrib.auth import SESSION_KEY, login, logout, update_session_auth_hash
 from django.db import IntegrityError, transaction
-from django.utils import translation
+from django.utils import timezone, translation
 from rest_framework.request import Request
 
 from accounts.authentication import ensure_access
@@ -125,6 +125,8 @@ def token_issue(*, user: User, device: str = "") -> tuple[DeviceToken, str]:
     if stale:
         DeviceToken.objects.filter(digest__in=stale).delete()
         _credentials_changed(user)
+    # expired tokens are refused when presented; this is where the others go
+    DeviceToken.objects.filter(user=user, expiry__lte=timezone.now()).delete()
     return issued
 
 

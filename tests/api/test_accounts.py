@@ -9,6 +9,8 @@ from datetime import timedelta
 
 import pytest
 from django.core.cache import cache
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 from knox.crypto import hash_token
 from rest_framework.test import APIClient
@@ -589,6 +591,47 @@ def test_tokens_are_per_device_hashed_and_expire(anon, ana, settings):
     )
     assert_error(token_client(tablet_key).get(ME), 401, "authentication_failed")
     assert [d["device"] for d in token_client(phone_key).get(DEVICES).json()] == ["phone"]
+
+
+def test_a_token_request_reads_one_token_row_however_many_devices_the_account_has(ana):
+    """The token and its user in one query: the account's other tokens are not read on each
+    request (knox's own clean-up reads them all to drop the expired)."""
+    key = token_issue(user=ana, device="phone")[1]
+    client = token_client(key)
+
+    def token_queries() -> list[str]:
+        with CaptureQueriesContext(connection) as seen:
+            assert client.get(ME).status_code == 200
+        return [q["sql"] for q in seen.captured_queries if "accounts_devicetoken" in q["sql"]]
+
+    assert len(token_queries()) == 1
+    for i in range(9):
+        token_issue(user=ana, device=f"tablet {i}")
+    DeviceToken.objects.exclude(digest=hash_token(key)).update(
+        expiry=timezone.now() - timedelta(seconds=1)
+    )
+    assert len(token_queries()) == 1
+
+
+def test_expired_tokens_go_at_the_next_login_and_the_presented_one_at_once(anon, ana):
+    keys = {
+        device: post(
+            anon, TOKEN, {"username": "ana", "password": PASSWORD_OK, "device": device}
+        ).json()["token"]
+        for device in ("phone", "tablet", "laptop")
+    }
+    past = timezone.now() - timedelta(seconds=1)
+    for device in ("tablet", "laptop"):
+        DeviceToken.objects.filter(digest=hash_token(keys[device])).update(expiry=past)
+    assert token_client(keys["phone"]).get(ME).status_code == 200
+    # the tablet's token is refused and dropped when presented
+    assert_error(token_client(keys["tablet"]).get(ME), 401, "authentication_failed")
+    assert DeviceToken.objects.filter(user=ana).count() == 2
+    # the laptop's, never presented again, goes at the next login
+    post(anon, TOKEN, {"username": "ana", "password": PASSWORD_OK, "device": "watch"})
+    stored = {t.device for t in DeviceToken.objects.filter(user=ana)}
+    assert stored == {"phone", "watch"}
+    assert_error(token_client(keys["laptop"]).get(ME), 401, "authentication_failed")
 
 
 def test_an_account_holds_a_bounded_number_of_tokens_and_keeps_its_recent_devices(
