@@ -557,6 +557,9 @@ async def alternating_ratio(
             "server_cpu_ms_per_op": 1000 * cpu["server_cpu_s"] / done if done else None,
             **(cpu_per_op(cpu, done) if done else {}),
             "machine_busy_pct": cpu["machine_busy_pct"],
+            # new games set up in the window (their requests' CPU falls on the moves' side)
+            "games_started": stats.games_started,
+            "setup_requests_in_window": len(stats.setup_latencies),
         }
 
     rounds = []
