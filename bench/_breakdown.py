@@ -123,6 +123,8 @@ def analyse(
                 - pool_b.get("requests_wait_ms", 0),
                 "pool_size": pool_a.get("pool_size"),
                 "threads": a.get("threads"),
+                # connections closed to rebalance the node (taxi_project/worker_load.py)
+                "shed": a.get("shed", 0) - b.get("shed", 0),
                 "user_s": user_s,
                 "system_s": system_s,
                 "switches": [x - y for x, y in zip(a["switches"], b["switches"], strict=True)],
@@ -228,7 +230,7 @@ def text(name: str, b: dict) -> list[str]:
     lines = [
         f"  {name}: per worker (HTTP requests of the window, share of its {b.get('kind', '')} "
         "requests, CPU s/s, mean/max in flight, gc count/wall (CPU), loop lag mean/max, "
-        "pool queued/wait):"
+        "pool queued/wait, connections shed):"
     ]
     for w in b["workers"]:
         gc_text = " ".join(
@@ -239,7 +241,8 @@ def text(name: str, b: dict) -> list[str]:
             f"{w['cpu_per_s']:.2f} | in flight {w['mean_in_flight']:.1f}/{w['max_in_flight']} | "
             f"{gc_text} (max {w['gc_max_ms']:.0f} ms; tracked {w['gc_sizes']}, frozen "
             f"{w['gc_frozen']}) | lag {w['loop_lag_mean_ms']:.1f}/"
-            f"{w['loop_lag_max_ms']:.0f} ms | pool {w['pool_queued']}/{w['pool_wait_ms']} ms"
+            f"{w['loop_lag_max_ms']:.0f} ms | pool {w['pool_queued']}/{w['pool_wait_ms']} ms | "
+            f"shed {w.get('shed', 0)}"
         )
     r = b.get("per_request")
     if r:

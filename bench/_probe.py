@@ -12,7 +12,8 @@ what the server saw of each of its slow requests; the others by path only.
 Per process: the garbage collector's pauses (gc.callbacks), the event loop's lag (a task that
 sleeps 5 ms and measures how late it wakes: the loop was busy, or could not get the GIL), the
 psycopg pool's counters (requests that queued for a connection, and how long), requests in
-flight, its CPU time (user and system apart) and its threads' context switches (those that
+flight, the connections it closed to rebalance the node (taxi_project/worker_load.py), its
+CPU time (user and system apart) and its threads' context switches (those that
 gave up the CPU to wait, for a lock, the interpreter or I/O, and those the kernel took it
 from).
 
@@ -32,6 +33,8 @@ import resource
 import threading
 import time
 from pathlib import Path
+
+from taxi_project import worker_load
 
 clock = time.perf_counter  # CLOCK_MONOTONIC: the same clock in every process of the machine
 
@@ -152,6 +155,7 @@ def _dump(directory: Path, number: str, mark: bool) -> None:
         "lags": lags,
         "pool": _pool_stats(),
         "threads": threading.active_count(),
+        "shed": worker_load.shed,
         # (id, kind, entered, thread, view_done, sent, pool_wait, sql_s, sql_n, status)
         "records": records,
     }

@@ -11,7 +11,9 @@ most of them and keeps them: measured with 100 kept-alive connections on 3 worke
 45 of them, the two crowded workers' requests queued for a thread and a pooled database
 connection while the third idled (BENCHMARKS.md, API). With a socket per worker the kernel
 hands each new connection to one of the workers' sockets by a hash of its addresses, an even
-spread whatever the timing.
+spread whatever the timing. Spread by connections, not by load: the workers tell each other
+how busy they are through memory they share, and one that is crowded while another has room
+closes the connections it answers (taxi_project/worker_load.py).
 
 `--socket-port P` adds `--socket-workers` more workers (default 1) on a second port, for the
 WebSockets a proxy sends there (docker/haproxy.cfg: `/ws/`), `--socket-niceness` (default 5)
@@ -39,6 +41,7 @@ import signal
 import socket
 import sys
 import time
+from collections.abc import MutableSequence
 
 APP = "taxi_project.asgi:application"
 
@@ -77,10 +80,20 @@ def listening_socket(host: str, port: int) -> socket.socket:
     return sock
 
 
-def serve(args: argparse.Namespace, port: int | None = None, niceness: int = 0) -> None:
-    """One worker: uvicorn on a socket of its own, on `port` (default `--port`)."""
+def serve(
+    args: argparse.Namespace,
+    port: int | None = None,
+    niceness: int = 0,
+    board: MutableSequence[int] | None = None,
+    index: int = 0,
+) -> None:
+    """One worker: uvicorn on a socket of its own, on `port` (default `--port`); HTTP worker
+    `index` of those whose load `board` shares (taxi_project/worker_load.py), if given."""
     import uvicorn
 
+    from taxi_project import worker_load
+
+    worker_load.attach(board, index)
     port = args.port if port is None else port
     if niceness:
         os.nice(niceness)
@@ -118,12 +131,14 @@ def main(argv: list[str] | None = None) -> int:
     signal.signal(signal.SIGINT, stop)
     signal.signal(signal.SIGTERM, stop)
 
-    # what each worker serves: (port, niceness)
-    roles = [(args.port, 0)] * args.workers
+    # the HTTP workers' loads, which each tells the others (taxi_project/worker_load.py)
+    board = spawn.RawArray("i", args.workers)
+    # what each worker serves: (port, niceness, the board it shares, its index there)
+    roles: list[tuple] = [(args.port, 0, board, i) for i in range(args.workers)]
     if args.socket_port is not None:
-        roles += [(args.socket_port, args.socket_niceness)] * args.socket_workers
+        roles += [(args.socket_port, args.socket_niceness, None, 0)] * args.socket_workers
 
-    def start(role: tuple[int, int]) -> multiprocessing.process.BaseProcess:
+    def start(role: tuple) -> multiprocessing.process.BaseProcess:
         worker = spawn.Process(target=serve, args=(args, *role), name="uvicorn-worker")
         worker.start()
         return worker
@@ -149,6 +164,8 @@ def main(argv: list[str] | None = None) -> int:
             if not stopping and not worker.is_alive():
                 print(f"worker {worker.pid} exited ({worker.exitcode}); starting another",
                       file=sys.stderr, flush=True)  # fmt: skip
+                if i < args.workers:
+                    board[i] = 0  # what the dead worker last told is not the new one's load
                 workers[i] = start(roles[i])
     for worker in workers:
         if worker.is_alive() and worker.pid is not None:

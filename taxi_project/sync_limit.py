@@ -21,6 +21,11 @@ design: games/streams.py) are not counted, and neither is `/healthz`: behind the
 a second, cutting every request on it with a 502), a node whose places were all taken by slow
 requests, such as a burst of sign-ups hashing their passwords, would otherwise be taken for
 dead exactly when it is busy. 0 turns the limit off.
+
+The requests counted here, in Django or waiting for a place, are what this worker tells the
+node's other HTTP workers (taxi_project/worker_load.py). While some of them wait here and
+another worker has a free place, the connection of each answer sent here is closed after it,
+so that the client's next connection may land on a worker that has room.
 """
 
 from __future__ import annotations
@@ -33,6 +38,7 @@ from typing import Any
 from asgiref.sync import ThreadSensitiveContext
 from django.conf import settings
 
+from taxi_project import worker_load
 from taxi_project.connection_limits import HandshakeLimit
 
 Scope = MutableMapping[str, Any]
@@ -48,6 +54,7 @@ class SyncLimit:
         self.app = app
         self.free: asyncio.Queue[ThreadPoolExecutor] | None = None
         self.loop: asyncio.AbstractEventLoop | None = None
+        self.demand = 0  # requests in Django or waiting for a place (changed on the loop only)
 
     def _threads(self, limit: int) -> asyncio.Queue[ThreadPoolExecutor]:
         """The free places, each a thread kept for the process's life (one per loop)."""
@@ -78,12 +85,24 @@ class SyncLimit:
         async def replay() -> Message:
             return read.pop(0) if read else await receive()
 
+        async def answer(message: Message) -> None:
+            if message["type"] == "http.response.start" and worker_load.crowded(self.demand, limit):
+                headers = worker_load.close_connection(list(message.get("headers", ())))
+                message = {**message, "headers": headers}
+            await send(message)
+
         free = self._threads(limit)
-        executor = await free.get()  # waiters are served in order
+        self.demand += 1
+        worker_load.publish(self.demand)
         try:
-            # Django's handler then runs this request's synchronous part on this place's own
-            # thread (its ThreadSensitiveContext is inside this one), not on a new one
-            async with ThreadSensitiveContext(executor=executor):
-                await self.app(scope, replay, send)
+            executor = await free.get()  # waiters are served in order
+            try:
+                # Django's handler then runs this request's synchronous part on this place's
+                # own thread (its ThreadSensitiveContext is inside this one), not on a new one
+                async with ThreadSensitiveContext(executor=executor):
+                    await self.app(scope, replay, answer)
+            finally:
+                free.put_nowait(executor)
         finally:
-            free.put_nowait(executor)
+            self.demand -= 1
+            worker_load.publish(self.demand)

@@ -127,6 +127,7 @@ LAYER_OF = {
         "accounts.credentials", "accounts.origin", "accounts.management.*",
         "taxi_project", "taxi_project.settings", "taxi_project.urls", "taxi_project.asgi",
         "taxi_project.wsgi", "taxi_project.serve", "taxi_project.sync_limit",
+        "taxi_project.worker_load",
         "taxi_project.celery", "taxi_project.health", "taxi_project.i18n",
         "taxi_project.body_limit", "taxi_project.connection_limits", "taxi_project.csp",
         "taxi_project.error_pages", "taxi_project.error_codes", "taxi_project.pagination",
