@@ -11,8 +11,8 @@ opened, whatever each worker's load is now. Measured with paced players at half 
 threads, and 322 of the 347 answers slower than 100 ms were its. So a worker whose requests
 wait for a place while another worker has a free one closes the connection it has just answered
 (`Connection: close`, after the whole response: RFC 9112 §9.6). The client opens another, which
-the kernel hashes again: to another worker two times in three with three workers. A balanced
-node, idle or saturated, sheds nothing.
+the kernel hashes again: to another worker two times in three with three workers. A node
+whose workers all have a free place, or none has, sheds nothing.
 
 The board is an array of one int a worker, made by serve.py's parent before it starts them and
 given to each with its index (`attach`). A worker writes only its own slot, from its event loop;
