@@ -62,16 +62,26 @@ def listening(port: int) -> int:
     return sum(1 for listened, _inode in listening_sockets() if listened == port)
 
 
+def start_server(*args: str, extra: dict | None = None) -> subprocess.Popen:
+    """`python -m taxi_project.serve` with `args`, in a session of its own (stop it: `stop`)."""
+    env = server_env(database_url=current_database_url(), redis_url=None, extra=extra or {})
+    return subprocess.Popen(
+        [sys.executable, "-m", "taxi_project.serve", *args], cwd=ROOT, env=env,
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True,
+    )  # fmt: skip
+
+
+def stop(server: subprocess.Popen) -> None:
+    """SIGTERM to the server, which its workers' graceful shutdown must end within a minute."""
+    server.send_signal(signal.SIGTERM)
+    server.wait(timeout=60)
+
+
 @pytest.mark.skipif(sys.platform != "linux", reason="SO_REUSEPORT spreads connections on Linux")
 def test_kept_alive_connections_spread_over_the_workers(committed_db):
     port = free_port()
-    env = server_env(database_url=current_database_url(), redis_url=None, extra={})
-    server = subprocess.Popen(
-        [sys.executable, "-m", "taxi_project.serve", "--host", "127.0.0.1", "--port", str(port),
-         "--workers", "2", "--no-access-log", "--timeout-keep-alive", "60"],  # fmt: skip
-        cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-        start_new_session=True,
-    )  # fmt: skip
+    server = start_server("--host", "127.0.0.1", "--port", str(port), "--workers", "2",
+                          "--no-access-log", "--timeout-keep-alive", "60")  # fmt: skip
     connections = []
     try:
         deadline = time.monotonic() + 60
@@ -104,8 +114,7 @@ def test_kept_alive_connections_spread_over_the_workers(committed_db):
     finally:
         for connection in connections:
             connection.close()
-        server.send_signal(signal.SIGTERM)
-        server.wait(timeout=60)
+        stop(server)
     assert server.returncode == 0
     assert all(not Path(f"/proc/{pid}").exists() for pid in workers)
 
@@ -138,14 +147,9 @@ def status_of(port: int, path: str, headers: dict | None = None) -> int:
 @pytest.mark.skipif(sys.platform != "linux", reason="reads /proc")
 def test_socket_workers_listen_on_their_own_port_nicer_than_the_others(committed_db):
     port, socket_port = free_port(), free_port()
-    env = server_env(database_url=current_database_url(), redis_url=None, extra={})
-    server = subprocess.Popen(
-        [sys.executable, "-m", "taxi_project.serve", "--host", "127.0.0.1", "--port", str(port),
-         "--workers", "1", "--socket-port", str(socket_port), "--socket-workers", "1",
-         "--socket-niceness", "7", "--no-access-log"],  # fmt: skip
-        cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-        start_new_session=True,
-    )  # fmt: skip
+    server = start_server("--host", "127.0.0.1", "--port", str(port), "--workers", "1",
+                          "--socket-port", str(socket_port), "--socket-workers", "1",
+                          "--socket-niceness", "7", "--no-access-log")  # fmt: skip
     try:
         deadline = time.monotonic() + 60
         while True:
@@ -166,7 +170,6 @@ def test_socket_workers_listen_on_their_own_port_nicer_than_the_others(committed
                    "Sec-WebSocket-Key": "dGhlIHNhbXBsZSBub25jZQ=="}  # fmt: skip
         assert status_of(socket_port, "/ws/games/999999/", upgrade) in (101, 403)
     finally:
-        server.send_signal(signal.SIGTERM)
-        server.wait(timeout=60)
+        stop(server)
     assert server.returncode == 0
     assert all(not Path(f"/proc/{pid}").exists() for pid in workers)

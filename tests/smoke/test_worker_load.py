@@ -11,19 +11,15 @@ from __future__ import annotations
 import asyncio
 import http.client
 import json
-import signal
-import subprocess
 import sys
 import time
-from pathlib import Path
 
 import pytest
 
 from taxi_project import worker_load
 from taxi_project.sync_limit import SyncLimit
-from tests.e2e.server import current_database_url, free_port, server_env
-
-ROOT = Path(__file__).resolve().parents[2]
+from tests.e2e.server import free_port
+from tests.smoke.test_serve import start_server, stop
 
 
 @pytest.fixture
@@ -124,15 +120,10 @@ def get(connection: http.client.HTTPConnection, path: str) -> tuple[dict, str | 
 @pytest.mark.skipif(sys.platform != "linux", reason="SO_REUSEPORT spreads connections on Linux")
 def test_serve_s_workers_share_their_loads_and_the_crowded_one_sheds(committed_db):
     port = free_port()
-    env = server_env(
-        database_url=current_database_url(), redis_url=None, extra={"HTTP_CONCURRENCY": "1"}
-    )
-    server = subprocess.Popen(
-        [sys.executable, "-m", "taxi_project.serve", "tests.smoke.crowded_app:application",
-         "--host", "127.0.0.1", "--port", str(port), "--workers", "2", "--no-access-log",
-         "--timeout-keep-alive", "60"],  # fmt: skip
-        cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-        start_new_session=True,
+    server = start_server(
+        "tests.smoke.crowded_app:application", "--host", "127.0.0.1", "--port", str(port),
+        "--workers", "2", "--no-access-log", "--timeout-keep-alive", "60",
+        extra={"HTTP_CONCURRENCY": "1"},
     )  # fmt: skip
     connections: list[http.client.HTTPConnection] = []
     try:
@@ -186,6 +177,5 @@ def test_serve_s_workers_share_their_loads_and_the_crowded_one_sheds(committed_d
     finally:
         for connection in connections:
             connection.close()
-        server.send_signal(signal.SIGTERM)
-        server.wait(timeout=60)
+        stop(server)
     assert server.returncode == 0
