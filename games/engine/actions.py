@@ -220,14 +220,26 @@ for _name, _cls in ACTION_TYPES.items():
 
 
 #: The common actions (seat and at most one area) decoded without the general checks; replay
-#: decodes every stored action, so this path sets the replay speed.
-_FAST: dict[str, tuple[Callable[..., Action], str | None, frozenset[str]]] = {
-    "step": (Step, "to", frozenset({"type", "seat", "to"})),
-    "pickup": (Pickup, "destination", frozenset({"type", "seat", "destination"})),
-    "stop": (Stop, None, frozenset({"type", "seat"})),
-    "undo": (Undo, None, frozenset({"type", "seat"})),
-    "decline": (Decline, None, frozenset({"type", "seat"})),
-    "pass": (Pass, None, frozenset({"type", "seat"})),
+#: decodes every stored action, so this path sets the replay speed. Each is made once, for every
+#: seat and area, and shared (they are frozen): decoding looks one up instead of building it, and
+#: a game's history holds no object of its own per such entry, so what a process keeps of a game
+#: (games/state.py) and the garbage collector walks does not grow with the game's length.
+#: type -> (per seat: the action, or per area the action; the area's field; the keys)
+_FAST: dict[str, tuple[list[Any], str | None, frozenset[str]]] = {
+    "step": (
+        [{a: Step(s, a) for a in AREA_INDEX} for s in range(8)],
+        "to",
+        frozenset({"type", "seat", "to"}),
+    ),
+    "pickup": (
+        [{a: Pickup(s, a) for a in AREA_INDEX} for s in range(8)],
+        "destination",
+        frozenset({"type", "seat", "destination"}),
+    ),
+    "stop": ([Stop(s) for s in range(8)], None, frozenset({"type", "seat"})),
+    "undo": ([Undo(s) for s in range(8)], None, frozenset({"type", "seat"})),
+    "decline": ([Decline(s) for s in range(8)], None, frozenset({"type", "seat"})),
+    "pass": ([Pass(s) for s in range(8)], None, frozenset({"type", "seat"})),
 }
 
 
@@ -238,14 +250,16 @@ def decode_action(data: object) -> Action:
         if type(kind) is str:
             fast = _FAST.get(kind)
             if fast is not None:
-                cls, area_field, keys = fast
+                by_seat, area_field, keys = fast
                 seat = data.get("seat")
                 if type(seat) is int and 0 <= seat < 8 and data.keys() == keys:
                     if area_field is None:
-                        return cls(seat)
+                        action: Action = by_seat[seat]
+                        return action
                     area = data[area_field]
                     if type(area) is str and area in AREA_INDEX:
-                        return cls(seat, area)
+                        action = by_seat[seat][area]
+                        return action
     return _decode_checked(data)
 
 

@@ -164,6 +164,26 @@ def test_replay_rebuilds_the_same_game_from_json_actions():
     assert Setup.from_json(json.loads(json.dumps(setup.to_json()))) == setup
 
 
+def test_replayed_games_share_their_common_actions():
+    """A replayed game's steps, stops, pickups, undos, declines and passes are objects made
+    once and shared by every game (they are frozen): what a server keeps of a long game holds
+    no object of its own per entry, so the garbage collector's walk does not grow with it."""
+    setup = Setup(Options(), 4, 11)
+    game, _ = start(setup)
+    while not game.over:
+        game.apply(autopilot_action(game))
+    stored = json.loads(json.dumps([encode_action(a) for a in game.history]))
+    one = replay(setup, stored)
+    other = replay(setup, json.loads(json.dumps(stored)))
+    assert one == game
+    common = {"step", "stop", "pickup", "undo", "decline", "pass"}
+    shared = [a is b for a, b in zip(one.history, other.history, strict=True) if a.type in common]
+    assert len(shared) > 100 and all(shared)
+    kept = {id(a) for a in one.history if a.type in common}
+    assert len(kept) < len(shared) / 2  # a game repeats its actions: each is held once
+    assert decode_action({"type": "step", "seat": 0, "to": "9H"}) == Step(0, "9H")
+
+
 def test_clone_is_independent():
     game, _ = new_game(Options(), 2, 3)
     copy = game.clone()
