@@ -406,7 +406,7 @@ def write(loaded: Loaded, row: GameEntry, *, expected_version: int, recent: bool
 
 def _remember_on_commit(game: Game, seq: int, current: Any, seats: list[SeatInfo]) -> None:
     # taken now: the state may be played on before the commit (a deadline, then a timeout)
-    snapshot = current.clone()
+    snapshot = current.frozen()
     written = (tuple(getattr(game, name) for name in _ATTNAMES), tuple(seats))
     transaction.on_commit(lambda: state.remember(game, seq, snapshot, written=written))
 

@@ -1,13 +1,15 @@
 """A game's engine state: replayed from its log, with a per-process cache caught up from the log.
 
 Replay is the only way state is built (STYLE 3). The per-process cache keeps, per game, the
-state at one version; a caller gets a private clone, and only a committed append puts a newer
-state back. When the game row's version is ahead of the cached state (the moves since landed on
-other processes: with N server processes, most moves do), the missing entries are read from the
-log and applied to a clone: `games/repository.py` reads them in the statement that reads the
-game row (`cached_version`, `state_for(caught_up=)`), other callers with one indexed SELECT of
-a few rows; nothing to write on each move. With nothing cached, the whole log is replayed. A
-cached state is keyed by the game's id and seed commitment (a recreated database reuses ids).
+state at one version, as the engine's frozen copy (`frozen()`: tuples where the game plays on
+lists, which a full garbage collection no longer walks, however many games the process keeps);
+a caller gets a private clone, and only a committed append puts a newer state back. When the
+game row's version is ahead of the cached state (the moves since landed on other processes:
+with N server processes, most moves do), the missing entries are read from the log and applied
+to a clone: `games/repository.py` reads them in the statement that reads the game row
+(`cached_version`, `state_for(caught_up=)`), other callers with one indexed SELECT of a few
+rows; nothing to write on each move. With nothing cached, the whole log is replayed. A cached
+state is keyed by the game's id and seed commitment (a recreated database reuses ids).
 Tests prove a cached and a caught-up state equal a replay.
 
 Beside a state that this process appended, the cache keeps what the appender knew with it (the
@@ -27,7 +29,7 @@ from games.models import Game
 CACHE_SIZE = 5000
 
 _lock = threading.Lock()
-# game id -> (seed commitment, version, an engine's Game, what its appender wrote or None)
+# game id -> (seed commitment, version, an engine's frozen Game, what its appender wrote or None)
 _cache: OrderedDict[int, tuple[str, int, Any, Any]] = OrderedDict()
 
 
@@ -87,13 +89,14 @@ def state_for(game: Game, *, caught_up: tuple[int, list] | None = None) -> Any:
         state = _played(known, game, _actions(game, version))
     else:
         state = replay_from_log(game)
-    remember(game, game.version, state.clone())
+    remember(game, game.version, state.frozen())
     return state
 
 
 def remember(game: Game, version: int, state: Any, *, written: Any = None) -> None:
-    """Keep `state` as the game's state at `version`, a committed one (the row's, or an append's
-    once it committed); never over a newer state of the same game. `written`: what the append
+    """Keep `state`, a frozen copy (the engine's `frozen()`), as the game's state at `version`,
+    a committed one (the row's, or an append's once it committed); never over a newer state of
+    the same game. `written`: what the append
     that made `version` wrote besides (kept until a newer version replaces it)."""
     with _lock:
         cached = _cache.get(game.pk)

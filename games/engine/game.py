@@ -70,6 +70,10 @@ class Outcome:
         return {"incomes": list(self.incomes), "ranking": [list(rank) for rank in self.ranking]}
 
 
+#: what a game plays on, besides `passengers` (a list of lists): `Game.frozen` keeps them as tuples
+_LISTS = ("pile", "discard", "taxis", "income", "waiting", "path", "zombies", "timeouts", "history")
+
+
 def citizen_json(citizen: Citizen) -> CitizenJson:
     return {"origin": citizen[0], "destination": citizen[1]}
 
@@ -232,19 +236,34 @@ class Game:
         return out
 
     def clone(self) -> Game:
+        """A copy to play on, of a game or of a frozen copy."""
         other = Game.__new__(Game)
         for name in Game.__slots__:
             setattr(other, name, getattr(self, name))
-        other.pile = self.pile[:]
-        other.discard = self.discard[:]
-        other.taxis = self.taxis[:]
-        other.passengers = [p[:] for p in self.passengers]
-        other.income = self.income[:]
-        other.waiting = self.waiting[:]
-        other.path = self.path[:]
-        other.zombies = self.zombies[:]
-        other.timeouts = self.timeouts[:]
-        other.history = self.history[:]
+        other.pile = list(self.pile)
+        other.discard = list(self.discard)
+        other.taxis = list(self.taxis)
+        other.passengers = [list(p) for p in self.passengers]
+        other.income = list(self.income)
+        other.waiting = list(self.waiting)
+        other.path = list(self.path)
+        other.zombies = list(self.zombies)
+        other.timeouts = list(self.timeouts)
+        other.history = list(self.history)
+        return other
+
+    def frozen(self) -> Game:
+        """A copy to keep, not to play on: its lists are tuples, of strings, numbers and
+        actions shared by every game (games/engine/actions.py), which the garbage collector
+        stops walking once it has seen them, so a process keeping many games (a server's
+        cache of states) pays little for them in each full collection. `clone` makes a game
+        to play on from it."""
+        other = Game.__new__(Game)
+        for name in Game.__slots__:
+            setattr(other, name, getattr(self, name))
+        for name in _LISTS:
+            setattr(other, name, tuple(getattr(self, name)))
+        other.passengers = tuple(tuple(p) for p in self.passengers)  # type: ignore[assignment]
         return other
 
     def state_key(self) -> tuple[object, ...]:

@@ -415,7 +415,7 @@ def test_a_state_cached_at_an_older_version_catches_up_from_the_log(make_player,
     game = Game.objects.get(pk=game_id)
     replayed = state.replay_from_log(game)
     state.forget_all()
-    state.remember(seen, seen.version, earlier)
+    state.remember(seen, seen.version, earlier.frozen())
 
     def no_replay(game):
         raise AssertionError("replayed the whole log although a cached state could catch up")
@@ -428,7 +428,7 @@ def test_a_state_cached_at_an_older_version_catches_up_from_the_log(make_player,
     # a state cached for another game with this id (a recreated database) is never used
     state.forget_all()
     stranger = Game(pk=game_id, seed_commitment="another game", version=game.version)
-    state.remember(stranger, game.version, earlier)
+    state.remember(stranger, game.version, earlier.frozen())
     assert state.state_for(game) == replayed
 
     # nor one ahead of the row: the row's version is what the state must be at
@@ -467,7 +467,7 @@ def test_a_move_reads_the_entries_its_cached_state_lacks_with_the_game_row(
         action = autopilot_choice(game_id)
         state.forget_all()
         if cached is not None:
-            state.remember(seen, seen.version, cached.clone())
+            state.remember(seen, seen.version, cached.frozen())
         with monkeypatch.context() as patch:
             patch.setattr(state, "_actions", refused)
             patch.setattr(state, "replay_from_log", refused)

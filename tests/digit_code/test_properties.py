@@ -108,6 +108,28 @@ def test_replay_of_the_history_is_the_game(players, seed, mix):
 
 
 @settings(max_examples=60, deadline=None)
+@given(players=st.integers(2, 4), seed=st.integers(0, 2**128 - 1), mix=st.integers(0, 2**32))
+def test_a_frozen_copy_plays_on_as_the_game_did(players, seed, mix):
+    """What a server keeps of a game is a frozen copy (`frozen()`): taken at any point, cloned,
+    it plays the rest of the log to the same game and notifications, and playing on the game or
+    on a clone leaves it as it was."""
+    game, log, _ = play(players, seed, mix)
+    setup = Setup(Options(), players, seed)
+    history = list(game.history)
+    at = random.Random(mix).randrange(len(history) + 1)
+    live = replay(setup, history[:at])
+    kept = live.frozen()
+    for action in history[at:]:
+        live.apply(action)
+    assert live == game
+    for _ in range(2):
+        copy = kept.clone()
+        assert copy.history == history[:at]
+        assert [copy.apply(action) for action in history[at:]] == log[1 + at :]
+        assert copy == game and copy.history == history
+
+
+@settings(max_examples=60, deadline=None)
 @given(
     players=st.integers(2, 4),
     seed=st.integers(10**12, 2**128 - 1),  # server seeds are 128 random bits: never "0"

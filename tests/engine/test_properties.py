@@ -270,6 +270,27 @@ def test_the_log_replays_to_the_same_game_S2_H2(setup, policy, choice_seed, inte
         assert public_view(game)["seed"] == setup.seed
 
 
+@SLOW
+@given(setup=setups, policy=policies, choice_seed=choice_seeds, cut=st.floats(0, 1))
+def test_a_frozen_copy_plays_on_as_the_game_did_S2(setup, policy, choice_seed, cut):
+    """S2 for what a server keeps of a game: a frozen copy (`frozen()`), taken at any point,
+    cloned, plays the rest of the log to the same game and notifications; playing on the game
+    or on a clone leaves the copy as it was."""
+    game, log, _ = play(setup, policy, choice_seed, max_turns=200)
+    history = list(game.history)
+    at = round(cut * len(history))
+    live = replay(setup, history[:at])
+    kept = live.frozen()
+    for action in history[at:]:
+        live.apply(action)
+    assert live == game
+    for _ in range(2):
+        copy = kept.clone()
+        assert copy.history == history[:at]
+        assert [copy.apply(action) for action in history[at:]] == log[1 + at :]
+        assert copy == game and copy.history == history
+
+
 # ---------------------------------------------------------------------- hidden information
 
 

@@ -31,6 +31,11 @@ RULES_VERSION = "1"
 PLAYING, OVER = "playing", "over"
 WRONG_GUESSES_ALLOWED = 1  # G3: the second wrong guess eliminates
 TIMEOUTS_TO_ABSENT = 3  # the platform's absent-player rule: the third timed-out turn in a row
+#: what a game plays on: `Game.clone` copies them, `Game.frozen` keeps them as tuples
+_LISTS = (
+    "asked", "questions", "guesses", "wrong", "eliminated", "eliminations",
+    "zombies", "timeouts", "history",
+)  # fmt: skip
 Notification = dict[str, object]
 
 
@@ -154,15 +159,26 @@ class Game:
         return out
 
     def clone(self) -> Game:
+        """A copy to play on, of a game or of a frozen copy."""
         other = Game.__new__(Game)
         for name in Game.__slots__:
             setattr(other, name, getattr(self, name))
-        for name in ("asked", "questions", "guesses", "wrong", "eliminated", "eliminations"):
-            setattr(other, name, getattr(self, name)[:])
-        other.zombies = self.zombies[:]
-        other.timeouts = self.timeouts[:]
-        other.history = self.history[:]
+        for name in _LISTS:
+            setattr(other, name, list(getattr(self, name)))
         other._out = []
+        return other
+
+    def frozen(self) -> Game:
+        """A copy to keep, not to play on: its lists are tuples, which the garbage collector
+        walks less (or not at all, holding only numbers and tuples of them), so a process
+        keeping many games (a server's cache of states) pays little for them in each full
+        collection. `clone` makes a game to play on from it."""
+        other = Game.__new__(Game)
+        for name in Game.__slots__:
+            setattr(other, name, getattr(self, name))
+        for name in _LISTS:
+            setattr(other, name, tuple(getattr(self, name)))
+        other._out = ()  # type: ignore[assignment]
         return other
 
     def state_key(self) -> tuple[object, ...]:
