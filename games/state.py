@@ -96,8 +96,8 @@ def state_for(game: Game, *, caught_up: tuple[int, list] | None = None) -> Any:
 def remember(game: Game, version: int, state: Any, *, written: Any = None) -> None:
     """Keep `state`, a frozen copy (the engine's `frozen()`), as the game's state at `version`,
     a committed one (the row's, or an append's once it committed); never over a newer state of
-    the same game. `written`: what the append
-    that made `version` wrote besides (kept until a newer version replaces it)."""
+    the same game. `written`: what the append that made `version` wrote besides (kept until a
+    newer version replaces it)."""
     with _lock:
         cached = _cache.get(game.pk)
         if cached is not None and cached[0] == game.seed_commitment:
