@@ -31,6 +31,7 @@ from games.digit_code.engine import (
     verify,
 )
 from tests.digit_code.helpers import code_pattern
+from tests.engines import assert_frozen_copy_plays_on
 
 #: P3 and the server-side paragraph: what one action's notifications may be.
 TURN = (
@@ -114,19 +115,8 @@ def test_a_frozen_copy_plays_on_as_the_game_did(players, seed, mix):
     it plays the rest of the log to the same game and notifications, and playing on the game or
     on a clone leaves it as it was."""
     game, log, _ = play(players, seed, mix)
-    setup = Setup(Options(), players, seed)
-    history = list(game.history)
-    at = random.Random(mix).randrange(len(history) + 1)
-    live = replay(setup, history[:at])
-    kept = live.frozen()
-    for action in history[at:]:
-        live.apply(action)
-    assert live == game
-    for _ in range(2):
-        copy = kept.clone()
-        assert copy.history == history[:at]
-        assert [copy.apply(action) for action in history[at:]] == log[1 + at :]
-        assert copy == game and copy.history == history
+    at = random.Random(mix).randrange(len(game.history) + 1)
+    assert_frozen_copy_plays_on(replay, Setup(Options(), players, seed), game, log, at)
 
 
 @settings(max_examples=60, deadline=None)

@@ -55,6 +55,7 @@ from tests.engine.invariants import (
     check_state,
     play_checked,
 )
+from tests.engines import assert_frozen_copy_plays_on
 
 K4_TURNS = 3000
 
@@ -277,18 +278,7 @@ def test_a_frozen_copy_plays_on_as_the_game_did_S2(setup, policy, choice_seed, c
     cloned, plays the rest of the log to the same game and notifications; playing on the game
     or on a clone leaves the copy as it was."""
     game, log, _ = play(setup, policy, choice_seed, max_turns=200)
-    history = list(game.history)
-    at = round(cut * len(history))
-    live = replay(setup, history[:at])
-    kept = live.frozen()
-    for action in history[at:]:
-        live.apply(action)
-    assert live == game
-    for _ in range(2):
-        copy = kept.clone()
-        assert copy.history == history[:at]
-        assert [copy.apply(action) for action in history[at:]] == log[1 + at :]
-        assert copy == game and copy.history == history
+    assert_frozen_copy_plays_on(replay, setup, game, log, round(cut * len(game.history)))
 
 
 # ---------------------------------------------------------------------- hidden information
