@@ -26,15 +26,12 @@ timings = logging.getLogger(BOT_TIMINGS_LOGGER)
 @shared_task(ignore_result=True)
 def sweep_deadlines() -> int:
     """The beat tick (every second): fire the due deadlines, at most DEADLINE_SWEEP_BATCH of
-    them, the earliest first, a full batch spread over DEADLINE_SWEEP_SPREAD seconds; the next
-    tick takes the rest. Ticks that pile up while the workers are busy expire unrun (see
-    CELERY_BEAT_SCHEDULE); overlapping ticks share the work through SKIP LOCKED. A dropped
-    database connection fails this tick and has the pool replace its dead connections for the
-    next one."""
+    them, the earliest first; the next tick takes the rest. Ticks that pile up while the
+    workers are busy expire unrun (see CELERY_BEAT_SCHEDULE); overlapping ticks share the work
+    through SKIP LOCKED. A dropped database connection fails this tick and has the pool
+    replace its dead connections for the next one."""
     try:
-        return clocks.deadlines_sweep(
-            limit=settings.DEADLINE_SWEEP_BATCH, spread=settings.DEADLINE_SWEEP_SPREAD
-        )
+        return clocks.deadlines_sweep(limit=settings.DEADLINE_SWEEP_BATCH)
     except (OperationalError, InterfaceError):
         purge_dead_connections()
         raise

@@ -530,14 +530,6 @@ CELERY_BEAT_SCHEDULE_FILENAME = str(VAR_DIR / "celerybeat-schedule")
 # keeps the backlog goal (10,000 games due at once cleared at ≥ 200 a second, BENCHMARKS.md);
 # a deployment whose worker shares the web server's CPUs may lower it.
 DEADLINE_SWEEP_BATCH = int(os.environ.get("DEADLINE_SWEEP_BATCH", "250"))
-DEADLINE_TICK_SECONDS = float(os.environ.get("DEADLINE_TICK_SECONDS", "1"))
-# A tick with a full batch to fire spreads it over this many seconds, at an even pace, rather
-# than firing it as fast as the worker can: the same deadlines a second, but never a core taken
-# at once from the moves answered meanwhile (the worker's PostgreSQL work is not niced). Behind
-# that pace (a slow machine), it fires without waiting. Keep it under the tick.
-DEADLINE_SWEEP_SPREAD = float(
-    os.environ.get("DEADLINE_SWEEP_SPREAD", str(0.8 * DEADLINE_TICK_SECONDS))
-)
 # The pool processes of a worker consuming the default queue (the deadline sweep, pushes,
 # e-mail, archiving) run this much nicer than the web server (0: the same priority; the
 # worker's main process, with its beat and timers, keeps its own): where they share CPUs, a
@@ -547,7 +539,7 @@ WORKER_POOL_NICENESS = int(os.environ.get("WORKER_POOL_NICENESS", "10"))
 CELERY_BEAT_SCHEDULE = {
     "sweep-deadlines": {
         "task": "games.tasks.sweep_deadlines",
-        "schedule": DEADLINE_TICK_SECONDS,
+        "schedule": float(os.environ.get("DEADLINE_TICK_SECONDS", "1")),
         "options": {"expires": 5},
     },
     "wake-bots": {"task": "games.tasks.wake_bots", "schedule": 2.0, "options": {"expires": 2}},

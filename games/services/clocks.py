@@ -4,7 +4,6 @@ deadlines (D4), appended by the server as `timeout` and `deadline` entries."""
 from __future__ import annotations
 
 import logging
-import time
 from datetime import timedelta
 
 from django.conf import settings
@@ -51,25 +50,19 @@ def deadline_fire(*, game_id: int, version: int | None = None) -> list[GameEntry
 CLAIM_BATCH = 16
 
 
-def deadlines_sweep(*, limit: int = 1000, per_claim: int = CLAIM_BATCH, spread: float = 0.0) -> int:
+def deadlines_sweep(*, limit: int = 1000, per_claim: int = CLAIM_BATCH) -> int:
     """Fire every due deadline, the earliest first, up to `limit` games: `per_claim` games at
     a time are claimed with SKIP LOCKED and fired in one transaction, so several workers share
     the work and a game being moved is left for the next tick (the claims go on from the last
     one's deadline: `repository.claim_due`); a worker that dies mid-batch rolls back and its
     games stay due. If a game of a batch fails (a bug, an unreadable log), the batch is rolled
     back and its games fired one per transaction, so the one that fails is logged and looked
-    at again later, and never holds up the others. Returns games handled.
-
-    `spread`: seconds over which `limit` games are fired at an even pace: after a full claim,
-    the next waits until its share of `spread` has passed since the sweep began (not at all if
-    the sweep is behind). A burst of due games then takes its CPU over the tick rather than a
-    core at once, at the same number a tick."""
+    at again later, and never holds up the others. A claim that finds fewer games than it
+    asked for is the last: nothing else is due but games other transactions hold, which the
+    next tick takes. Returns games handled."""
     handled = 0
     after = None  # the deadline of the game claimed last: the next is due no earlier
-    began = time.monotonic()
     while handled < limit:
-        if spread and handled:  # the claim before was full: more may be due
-            time.sleep(max(began + spread * handled / limit - time.monotonic(), 0.0))
         batch: list[repository.Claimed] = []
         try:
             with transaction.atomic():

@@ -220,55 +220,6 @@ def test_each_claim_of_a_sweep_goes_on_from_the_last_ones_deadline(make_player, 
     assert [GameEntry.objects.filter(game_id=g).count() for g in due] == [2] * 5
 
 
-class _Clock:
-    """`time` for `clocks.deadlines_sweep`: its monotonic clock moves by `work` seconds at each
-    reading (the sweep's own work) and by what it sleeps, which is recorded."""
-
-    def __init__(self, work: float = 0.0):
-        self.now, self.work, self.slept = 0.0, work, []
-
-    def monotonic(self) -> float:
-        self.now += self.work
-        return self.now
-
-    def sleep(self, seconds: float) -> None:
-        self.slept.append(seconds)
-        self.now += seconds
-
-
-def test_a_sweep_spreads_a_full_batch_over_its_spread_at_an_even_pace(
-    make_player, clock, monkeypatch
-):
-    due = [start_game([make_player(), make_player()], clock="1m") for _ in range(6)]
-    clock.shift(timedelta(minutes=2))
-    fake = _Clock()
-    monkeypatch.setattr(clocks, "time", fake)
-    assert clocks.deadlines_sweep(limit=6, per_claim=2, spread=0.6) == 6
-    # claims at 0, 0.2 and 0.4 s: each after its share of the spread, none after the last
-    assert fake.slept == pytest.approx([0.2, 0.2])
-    assert [GameEntry.objects.filter(game_id=g).count() for g in due] == [2] * 6
-
-
-def test_a_sweep_behind_its_pace_does_not_wait(make_player, clock, monkeypatch):
-    due = [start_game([make_player(), make_player()], clock="1m") for _ in range(4)]
-    clock.shift(timedelta(minutes=2))
-    fake = _Clock(work=1.0)  # each claim a second late
-    monkeypatch.setattr(clocks, "time", fake)
-    assert clocks.deadlines_sweep(limit=4, per_claim=2, spread=0.5) == 4
-    assert fake.slept == [0.0]
-    assert [GameEntry.objects.filter(game_id=g).count() for g in due] == [2] * 4
-
-
-def test_a_sweep_with_few_games_due_never_waits(make_player, clock, monkeypatch):
-    due = [start_game([make_player(), make_player()], clock="1m") for _ in range(3)]
-    clock.shift(timedelta(minutes=2))
-    fake = _Clock()
-    monkeypatch.setattr(clocks, "time", fake)
-    assert clocks.deadlines_sweep(limit=250, per_claim=16, spread=0.8) == 3
-    assert fake.slept == []
-    assert [GameEntry.objects.filter(game_id=g).count() for g in due] == [2] * 3
-
-
 @pytest.mark.postgres
 def test_a_batch_appends_each_timeout_in_one_statement_without_a_savepoint(committed_db, clock):
     """A server entry has no idempotency key for a unique index to refuse, so a batch's
