@@ -520,23 +520,25 @@ async def _play_on(
 ) -> tuple[_client.Stats, _client.Window, dict | None]:
     """The K players who never think, on the games in play (`ongoing`: a new one set up first
     for a pair without one; left in play), for one second unmeasured and `seconds` measured:
-    the window's stats, the window, and its CPU if `meter`. `breakdown`: filled with the
-    workers' figures of the window (bench/_probe.py), if the server was started with it."""
+    the window's stats, the window, and its CPU if `meter`. `breakdown`: if given, the
+    workers' figures of the window are asked for (bench/_probe.py) and put in it, if the server
+    was started with the probe."""
     await _ongoing(run, session, pairs, options, ongoing)
     now = time.perf_counter()
     window = _client.Window(now + 1.0, now + 1.0 + seconds)
     stats = _client.Stats()
     cpu_task = asyncio.create_task(_meter_window(meter, window)) if meter is not None else None
-    probe_task = asyncio.create_task(_probe_window(run, window, stats, "move"))
+    probe_task = None
+    if breakdown is not None:
+        probe_task = asyncio.create_task(_probe_window(run, window, stats, "move"))
     ongoing[:] = await asyncio.gather(
         *(
             _client.play_games(session, run.base, pair, options, window, stats, first)
             for pair, first in zip(pairs, ongoing, strict=True)
         )
     )
-    analysed = _analysed(await probe_task, window, stats)
-    if breakdown is not None and analysed is not None:
-        breakdown.update(analysed)
+    if breakdown is not None and probe_task is not None:
+        breakdown.update(_analysed(await probe_task, window, stats) or {})
     return stats, window, (await cpu_task if cpu_task is not None else None)
 
 
