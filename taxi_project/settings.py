@@ -534,7 +534,9 @@ DEADLINE_SWEEP_BATCH = int(os.environ.get("DEADLINE_SWEEP_BATCH", "250"))
 # e-mail, archiving) run this much nicer than the web server (0: the same priority; the
 # worker's main process, with its beat and timers, keeps its own): where they share CPUs, a
 # person's request comes before a sweep of a thousand timeouts, which takes whatever CPU the
-# requests leave (taxi_project/celery.py; BENCHMARKS.md, API).
+# requests leave (taxi_project/celery.py; BENCHMARKS.md, API). 19, or Linux's idle scheduling
+# class, kept the moves' tail no shorter while the machine had a CPU to spare: the priority
+# only decides who waits when every CPU is wanted (BENCHMARKS.md, the sweep's priority).
 WORKER_POOL_NICENESS = int(os.environ.get("WORKER_POOL_NICENESS", "10"))
 CELERY_BEAT_SCHEDULE = {
     "sweep-deadlines": {
