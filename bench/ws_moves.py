@@ -364,9 +364,7 @@ def report(result: dict, speed: dict) -> None:
     print(f"  ratio socket moves ÷ GET: {api._f(ratio, '.2f')} (goal ≥ {GOAL_RATIO}): "
           f"{'PASS' if ok_ratio else 'FAIL'}")  # fmt: skip
     if p:
-        ok = api._kept_up(p) and p["errors"] == 0 and p["p99_ms"] is not None
-        ok = ok and p["p99_ms"] <= api.GOAL_P99_MS
-        verdict = "PASS" if ok else "FAIL"
+        verdict = "PASS" if api._paced_ok(p) else "FAIL"
         print(
             f"  paced at {p['offered_per_s']:.1f}/s offered ({api._f(p.get('capacity_per_s'))}/s "
             f"carried unpaced just before): {p['per_s']:.1f}/s carried,"
