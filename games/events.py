@@ -16,7 +16,9 @@ past that a thread waits for its own push, so a slow Redis slows the writers rat
 piling pushes up in memory. A process without a server loop (a Celery worker) calls
 `use_own_loop()` at start: its pushes then go through one long-lived loop on a thread of its
 own, as `async_to_sync` would otherwise build a new loop, and channels_redis a new connection,
-for every push (6.2 ms of a timeout's 9 ms of worker CPU, BENCHMARKS.md); elsewhere (a test,
+for every push (6.2 ms of a timeout's 9 ms of worker CPU, BENCHMARKS.md); a worker that
+appends many entries in a row (the deadline sweep) holds their pushes (`pushes_batched`) and
+hands them to that loop together, one round trip of its thread for a batch; elsewhere (a test,
 a management command) `async_to_sync` runs it. Pushing is best effort: a failure is logged,
 never raised into a committed request; clients resync from their last seq.
 """
@@ -25,9 +27,12 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import contextlib
+import contextvars
 import json
 import logging
 import threading
+from collections.abc import Iterator
 from functools import partial
 from typing import Any, Literal, TypedDict
 
@@ -193,7 +198,56 @@ def _published(group: str, future: concurrent.futures.Future) -> None:
         log.error("push to %s failed", group, exc_info=(type(error), error, error.__traceback__))
 
 
+_batch: contextvars.ContextVar[list[tuple[str, Message]] | None] = contextvars.ContextVar(
+    "batch", default=None
+)
+
+
+@contextlib.contextmanager
+def pushes_batched() -> Iterator[None]:
+    """The pushes made inside (once committed: a transaction inside it commits first) are
+    published together as it ends, in the order they were made, in one hand-off to the loop:
+    for a worker that appends many entries in a row (the deadline sweep's batches), rather
+    than a blocking round trip through its loop for each push. At most `PUSHES_PENDING` wait
+    so: the next one first sends those."""
+    pushes: list[tuple[str, Message]] = []
+    token = _batch.set(pushes)
+    try:
+        yield
+    finally:
+        _batch.reset(token)
+        _publish_all(pushes)
+
+
+def _publish_all(pushes: list[tuple[str, Message]]) -> None:
+    if not pushes:
+        return
+    try:
+        if _own_loop is not None:
+            _own_loop.run(_publish_each(pushes))
+        else:
+            async_to_sync(_publish_each)(pushes)
+    except Exception:  # committed already: clients catch up by resync
+        log.exception("%d pushes failed", len(pushes))
+    pushes.clear()
+
+
+async def _publish_each(pushes: list[tuple[str, Message]]) -> None:
+    layer = get_channel_layer()
+    for group, message in pushes:
+        try:
+            await layer.group_send(group, message)
+        except Exception:  # the others go on
+            log.exception("push to %s failed", group)
+
+
 def _send(group: str, message: Message) -> None:
+    batch = _batch.get()
+    if batch is not None:
+        if len(batch) >= settings.PUSHES_PENDING:
+            _publish_all(batch)
+        batch.append((group, message))
+        return
     try:
         layer = get_channel_layer()
         if _own_loop is not None:

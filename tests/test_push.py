@@ -215,3 +215,60 @@ def test_with_the_servers_loop_gone_a_push_is_published_by_the_thread_itself(set
     async_to_sync(served)()  # that loop has stopped since
     _hidden(7)()
     assert layer.published == [7]
+
+
+class _RecordingLayer:
+    """A layer that records each publish in `log`, and the tasks it was published from."""
+
+    def __init__(self, log: list):
+        self.log = log
+        self.tasks: set = set()
+
+    async def group_send(self, group, message):
+        self.tasks.add(asyncio.current_task())
+        self.log.append(f"push {message['id']}")
+
+
+@pytest.mark.parametrize("own_loop", [True, False], ids=["worker", "no loop of its own"])
+def test_a_batchs_pushes_are_published_together_once_it_ends_in_order(own_loop, monkeypatch):
+    log: list[str] = []
+    layer = _RecordingLayer(log)
+    monkeypatch.setattr(events, "get_channel_layer", lambda: layer)
+    monkeypatch.setattr(events, "_own_loop", None)
+    if own_loop:  # as taxi_project/celery.py sets a worker up
+        events.use_own_loop()
+    with events.pushes_batched():
+        for n in range(3):
+            _hidden(n)()
+        log.append("batch made")
+    assert log == ["batch made", "push 0", "push 1", "push 2"]
+    assert len(layer.tasks) == 1  # one hand-off for the batch
+
+
+def test_a_batch_holds_at_most_PUSHES_PENDING_pushes(settings, monkeypatch):
+    log: list[str] = []
+    monkeypatch.setattr(events, "get_channel_layer", lambda: _RecordingLayer(log))
+    settings.PUSHES_PENDING = 2
+    with events.pushes_batched():
+        for n in range(3):
+            _hidden(n)()
+        log.append("third made")
+    assert log == ["push 0", "push 1", "third made", "push 2"]
+
+
+def test_a_push_that_fails_in_a_batch_is_logged_and_the_others_go_on(monkeypatch, caplog):
+    log: list[str] = []
+
+    class Failing(_RecordingLayer):
+        async def group_send(self, group, message):
+            if message["id"] == 1:
+                raise ConnectionError("the layer is gone")
+            await super().group_send(group, message)
+
+    monkeypatch.setattr(events, "get_channel_layer", lambda: Failing(log))
+    with caplog.at_level(logging.ERROR, logger="games.events"):
+        with events.pushes_batched():
+            for n in range(3):
+                _hidden(n)()
+    assert log == ["push 0", "push 2"]
+    assert "push to game-" in caplog.text and "the layer is gone" in caplog.text

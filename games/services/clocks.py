@@ -65,7 +65,8 @@ def deadlines_sweep(*, limit: int = 1000, per_claim: int = CLAIM_BATCH) -> int:
     while handled < limit:
         batch: list[repository.Claimed] = []
         try:
-            with transaction.atomic():
+            # the batch's pushes go together once it has committed (games/events.py)
+            with events.pushes_batched(), transaction.atomic():
                 batch = repository.claim_due(
                     timezone.now(), after, count=min(per_claim, limit - handled)
                 )

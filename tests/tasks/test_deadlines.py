@@ -3,6 +3,7 @@ it calls, idempotency and the clock shown to clients."""
 
 from __future__ import annotations
 
+import asyncio
 import threading
 from datetime import timedelta
 
@@ -235,6 +236,31 @@ def test_a_batch_appends_each_timeout_in_one_statement_without_a_savepoint(commi
     sent = [q["sql"] for q in queries]
     assert not [sql for sql in sent if "SAVEPOINT" in sql], sent
     assert [GameEntry.objects.filter(game_id=g).count() for g in due] == [2] * 3
+
+
+def test_a_batchs_timeouts_are_pushed_together_once_committed(committed_db, clock, monkeypatch):
+    """Each timeout's entry reaches its game's group once the batch committed, all in one
+    hand-off to the worker's loop rather than a round trip of its thread for each."""
+    from games import events
+
+    published: list[tuple[str, int]] = []
+    tasks_seen: set = set()
+
+    class Layer:
+        async def group_send(self, group, message):
+            tasks_seen.add(asyncio.current_task())
+            published.append((group, message.get("seq", message.get("version"))))
+
+    monkeypatch.setattr(events, "get_channel_layer", lambda: Layer())
+    monkeypatch.setattr(events, "_own_loop", None)
+    events.use_own_loop()  # as a Celery worker pushes (taxi_project/celery.py)
+    due = [start_game([Player(), Player()], clock="1m") for _ in range(3)]
+    published.clear()
+    tasks_seen.clear()
+    clock.shift(timedelta(minutes=2))
+    assert clocks.deadlines_sweep() == 3
+    assert [p for p in published if p[0].startswith("game-")] == [(f"game-{g}", 1) for g in due]
+    assert len(tasks_seen) == 1
 
 
 def test_a_claim_takes_no_game_due_before_its_bound_the_earliest_first(make_player, clock):
