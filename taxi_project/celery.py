@@ -1,6 +1,8 @@
 """The Celery app. Configuration lives in settings under the CELERY_ prefix."""
 
+import logging
 import os
+from pathlib import Path
 
 from celery import Celery
 from celery.signals import worker_process_init, worker_ready, worker_shutdown
@@ -10,6 +12,8 @@ os.environ.setdefault("DJANGO_SETTINGS_MODULE", "taxi_project.settings")
 app = Celery("taxi_project")
 app.config_from_object("django.conf:settings", namespace="CELERY")
 app.autodiscover_tasks()
+
+log = logging.getLogger(__name__)
 
 _heartbeat = None  # set while this worker tells that a bot worker is alive
 
@@ -26,11 +30,13 @@ def _push_from_a_loop_of_its_own(**kwargs):
 def _pool_yields_the_cpu(**kwargs):
     """A pool process lowers its CPU priority so that, on a machine it shares with the web
     server, a person's request comes first; the worker's main process (its beat and timers)
-    keeps its own. A worker that consumes the bots queue only: BOT_POOL_NICENESS (a bot's
-    search, and its wake-up when its move is due, come later; taxi_project/settings.py says
-    why it is off by default). Any other worker consuming the default queue (the deadline
-    sweep, pushes, e-mail): WORKER_POOL_NICENESS, so a burst of due deadlines takes the CPU the
-    web server leaves; deadlines are fired in the same order and under load take longer."""
+    keeps its own among the worker's processes (`_session_yields`: the worker as a whole
+    yields to the web server where the scheduler groups processes by session). A worker that
+    consumes the bots queue only: BOT_POOL_NICENESS (a bot's search, and its wake-up when its
+    move is due, come later; taxi_project/settings.py says why it is off by default). Any
+    other worker consuming the default queue (the deadline sweep, pushes, e-mail):
+    WORKER_POOL_NICENESS, so a burst of due deadlines takes the CPU the web server leaves;
+    deadlines are fired in the same order and under load take longer."""
     from django.conf import settings
 
     queues = set(app.amqp.queues.consume_from or ())
@@ -42,6 +48,35 @@ def _pool_yields_the_cpu(**kwargs):
         niceness = 0
     if niceness:
         os.nice(niceness)
+        _session_yields(niceness)
+
+
+def _session_yields(niceness: int) -> None:
+    """Where Linux groups processes by session for its scheduler (autogroups,
+    /proc/sys/kernel/sched_autogroup_enabled), a process's niceness counts only against the
+    other processes of its session: a worker started in a session of its own (by a service
+    manager, in a terminal of its own, or detached) shares the CPUs with the web server's
+    session as an equal, whatever its pool's niceness. So when the worker's main process leads
+    its session, the session (the worker, its pool, an embedded beat) is made as nice as the
+    pool: the group then yields as a whole to the web server. A worker sharing its session with
+    others (`dev.py serve`) is left alone: its pool's niceness counts there already. Without
+    autogroups nothing changes; in a cgroup of its own (a container, a systemd unit) the
+    cgroup's CPU weight decides instead (docker/compose.yaml sets the worker's)."""
+    if os.getsid(0) != os.getppid():
+        return
+    group = Path("/proc/self/autogroup")  # "/autogroup-N nice K"
+    try:
+        if int(group.read_text().split()[-1]) < niceness:
+            group.write_text(str(niceness))
+    except (OSError, ValueError):
+        # absent (no autogroups), or another pool process set it a moment ago (unprivileged
+        # processes may change it once every 100 ms): what matters is what it reads now
+        try:
+            set_to = int(group.read_text().split()[-1])
+        except (OSError, ValueError):
+            return
+        if set_to < niceness:
+            log.warning("the worker's session could not be made %s nicer", niceness)
 
 
 @worker_ready.connect

@@ -534,9 +534,10 @@ DEADLINE_SWEEP_BATCH = int(os.environ.get("DEADLINE_SWEEP_BATCH", "250"))
 # e-mail, archiving) run this much nicer than the web server (0: the same priority; the
 # worker's main process, with its beat and timers, keeps its own): where they share CPUs, a
 # person's request comes before a sweep of a thousand timeouts, which takes whatever CPU the
-# requests leave (taxi_project/celery.py; BENCHMARKS.md, API). 19, or Linux's idle scheduling
-# class, kept the moves' tail no shorter while the machine had a CPU to spare: the priority
-# only decides who waits when every CPU is wanted (BENCHMARKS.md, the sweep's priority).
+# requests leave (taxi_project/celery.py; BENCHMARKS.md, API). Linux weighs sessions against
+# each other and a niceness only within one: a worker that leads a session of its own makes
+# its whole session this nice; in a container, its cgroup's CPU weight decides instead
+# (docker/compose.yaml: cpu_shares).
 WORKER_POOL_NICENESS = int(os.environ.get("WORKER_POOL_NICENESS", "10"))
 CELERY_BEAT_SCHEDULE = {
     "sweep-deadlines": {
@@ -578,9 +579,9 @@ BOT_TIMEOUT_GRACE_SECONDS = float(os.environ.get("BOT_TIMEOUT_GRACE_SECONDS", "6
 # The pool processes of a worker consuming the bots queue only run this much nicer (0: as the
 # rest): where it shares the CPU with the web server, people's requests come before bots'
 # searches (taxi_project/celery.py). Off by default: bots decide during their think time and
-# take 0.15 CPU a second under the bot_think bench, and at 10 the paced players' p99 did not
-# improve (264.5 ms against 240.4 at 0) while the bots' wake-up after their wait came later
-# (lateness p99 45 / 41 / 34 ms against 37 / 31 / 20, BENCHMARKS.md).
+# take 0.15 CPU a second under the bot_think bench. (At 10 the paced players' p99 did not
+# improve there, 264.5 ms against 240.4 at 0, nor the bots' lateness: the bench's bots worker
+# led a session of its own, where a pool's niceness did not yet reach past the session.)
 BOT_POOL_NICENESS = int(os.environ.get("BOT_POOL_NICENESS", "0"))
 # Ratings that cannot be farmed (games/ratings.py, rules 4 and 5; docs/bots-and-ratings.md): a
 # seat counts only after this many turns its player ended themselves, and an account's results

@@ -304,3 +304,15 @@ def test_e_the_pool_yields_the_cpu_and_the_beat_keeps_its_priority(worker):
     assert priorities.count(ours + POOL_NICENESS) == 2
     assert set(priorities) <= {ours, ours + POOL_NICENESS}
     assert os.getpriority(os.PRIO_PROCESS, worker.pid) == ours
+
+
+def test_e_the_worker_yields_as_a_whole_where_its_session_is_a_scheduling_group(worker):
+    """Under Linux's autogroups a niceness counts only within a session, and this worker leads
+    one of its own (as a service manager or a terminal of its own starts it): its session is
+    made as nice as its pool, or it would share the CPUs with the web server as an equal."""
+    group = Path(f"/proc/{worker.pid}/autogroup")
+    if not group.exists():
+        pytest.skip("this kernel does not group processes by session")
+    assert os.getsid(worker.pid) == worker.pid  # tests/tasks/worker.py: a session of its own
+    assert group.read_text().split()[-2:] == ["nice", str(POOL_NICENESS)]
+    assert Path("/proc/self/autogroup").read_text().split()[-2:] == ["nice", "0"]  # ours: not
