@@ -569,6 +569,9 @@ async def alternating_ratio(
             "errors": summary["errors"],
             "p99_ms": summary["p99_ms"],
             "server_cpu_ms_per_op": 1000 * cpu["server_cpu_s"] / done if done else None,
+            "client_cpu_ms_per_op": 1000 * cpu["client_cpu_s"] / done if done else None,
+            "other_cpu_ms_per_op": 1000 * cpu["other_cpu_s"] / done if done else None,
+            "steal_cpu_ms_per_op": 1000 * cpu["steal_cpu_s"] / done if done else None,
             **(cpu_per_op(cpu, done) if done else {}),
             "machine_busy_pct": cpu["machine_busy_pct"],
             # new games set up in the window (their requests' CPU falls on the moves' side)
@@ -1137,6 +1140,17 @@ def report(levels: list[dict], args, speed: dict) -> None:
                 f"{a['get_per_s']:.1f} GET/s: ratio {_f(a['ratio'], '.2f')}; serving CPU ms per "
                 "move / per GET by round: " + ", ".join(f"{_f(m)} / {_f(g)}" for m, g in cpu)
             )
+            client = [
+                (r["moves"].get("client_cpu_ms_per_op"), r["get"].get("client_cpu_ms_per_op"))
+                for r in a["rounds"]
+            ]
+            if any(m is not None for m, _ in client):
+                # the load generator shares the CPUs: what it spends more on a move than on a
+                # GET is taken from the server's capacity in the move window, not in the other
+                print(
+                    f"  K={lv['games']:<4} this client's CPU ms per move / per GET by round: "
+                    + ", ".join(f"{_f(m, '.2f')} / {_f(g, '.2f')}" for m, g in client)
+                )
             statements = [r["moves"].get("sql_statements_mean") for r in a["rounds"]]
             if any(n is not None for n in statements):
                 print(
