@@ -580,8 +580,8 @@ BOT_TIMEOUT_GRACE_SECONDS = float(os.environ.get("BOT_TIMEOUT_GRACE_SECONDS", "6
 # rest): where it shares the CPU with the web server, people's requests come before bots'
 # searches (taxi_project/celery.py). Off by default: bots decide during their think time and
 # take 0.15 CPU a second under the bot_think bench. (At 10 the paced players' p99 did not
-# improve there, 264.5 ms against 240.4 at 0, nor the bots' lateness: the bench's bots worker
-# led a session of its own, where a pool's niceness did not yet reach past the session.)
+# improve there, 264.5 ms against 240.4 at 0; but that bench's bots worker led a session of its
+# own, where a pool's niceness did not yet reach past its session: BENCHMARKS.md.)
 BOT_POOL_NICENESS = int(os.environ.get("BOT_POOL_NICENESS", "0"))
 # Ratings that cannot be farmed (games/ratings.py, rules 4 and 5; docs/bots-and-ratings.md): a
 # seat counts only after this many turns its player ended themselves, and an account's results
