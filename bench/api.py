@@ -568,10 +568,10 @@ async def alternating_ratio(
             "per_s": summary["answered_per_s"],
             "errors": summary["errors"],
             "p99_ms": summary["p99_ms"],
-            "server_cpu_ms_per_op": 1000 * cpu["server_cpu_s"] / done if done else None,
-            "client_cpu_ms_per_op": 1000 * cpu["client_cpu_s"] / done if done else None,
-            "other_cpu_ms_per_op": 1000 * cpu["other_cpu_s"] / done if done else None,
-            "steal_cpu_ms_per_op": 1000 * cpu["steal_cpu_s"] / done if done else None,
+            **{
+                f"{part}_cpu_ms_per_op": 1000 * cpu[f"{part}_cpu_s"] / done if done else None
+                for part in ("server", "client", "other", "steal")
+            },
             **(cpu_per_op(cpu, done) if done else {}),
             "machine_busy_pct": cpu["machine_busy_pct"],
             # new games set up in the window (their requests' CPU falls on the moves' side)

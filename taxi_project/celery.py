@@ -64,19 +64,28 @@ def _session_yields(niceness: int) -> None:
     cgroup's CPU weight decides instead (docker/compose.yaml sets the worker's)."""
     if os.getsid(0) != os.getppid():
         return
-    group = Path("/proc/self/autogroup")  # "/autogroup-N nice K"
+    current = _session_niceness()
+    if current is None or current >= niceness:
+        return  # no autogroups here, or as nice already
     try:
-        if int(group.read_text().split()[-1]) < niceness:
-            group.write_text(str(niceness))
-    except (OSError, ValueError):
-        # absent (no autogroups), or another pool process set it a moment ago (unprivileged
-        # processes may change it once every 100 ms): what matters is what it reads now
-        try:
-            set_to = int(group.read_text().split()[-1])
-        except (OSError, ValueError):
-            return
-        if set_to < niceness:
+        _AUTOGROUP.write_text(str(niceness))
+    except OSError:
+        # another pool process may have set it a moment ago (unprivileged processes may
+        # change it once every 100 ms): what matters is what it reads now
+        now = _session_niceness()
+        if now is not None and now < niceness:
             log.warning("the worker's session could not be made %s nicer", niceness)
+
+
+_AUTOGROUP = Path("/proc/self/autogroup")  # "/autogroup-N nice K"
+
+
+def _session_niceness() -> int | None:
+    """This session's autogroup niceness; None without autogroups."""
+    try:
+        return int(_AUTOGROUP.read_text().split()[-1])
+    except (OSError, ValueError):
+        return None
 
 
 @worker_ready.connect
