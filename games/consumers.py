@@ -303,7 +303,7 @@ class GameConsumer(JsonConsumer):
         single thread for synchronous work. Few of them: every thread running Django shares
         the interpreter lock with the event loop, which delivers every socket's frames; with
         six, an entry reached the players' sockets 100 ms (p50) after its move was answered,
-        with three 10 ms (BENCHMARKS.md, API)."""
+        with three 10 ms (BENCHMARKS.md, the tail)."""
         if not self.user.is_authenticated:
             raise LoginRequired()
         refusal, result = await database_sync_to_async(

@@ -69,6 +69,6 @@ application = ProtocolTypeRouter(
 # patterns, loaded now rather than on the first request), Django, DRF, Channels. Out of the
 # garbage collector's sight (gc.freeze), a full collection no longer walks those objects again:
 # with them, each took 75–200 ms, stopping the process's every request (a server process held
-# about 130,000 objects; BENCHMARKS.md, API).
+# about 130,000 objects; BENCHMARKS.md, the tail).
 get_resolver().url_patterns  # noqa: B018 (imports them)
 gc.freeze()

@@ -9,7 +9,7 @@ it accepts every connection waiting at that moment. A client that keeps its conn
 (a reverse proxy's pool, a load generator, an app) opens them in a burst, so one worker takes
 most of them and keeps them: measured with 100 kept-alive connections on 3 workers, 13, 45 and
 45 of them, the two crowded workers' requests queued for a thread and a pooled database
-connection while the third idled (BENCHMARKS.md, API). With a socket per worker the kernel
+connection while the third idled (BENCHMARKS.md, the tail). With a socket per worker the kernel
 hands each new connection to one of the workers' sockets by a hash of its addresses, an even
 spread whatever the timing. Spread by connections, not by load: the workers tell each other
 how busy they are through memory they share, and one that is crowded while another has room
@@ -22,7 +22,7 @@ workers that answer requests, those pushes shared their interpreter lock and eve
 the requests, and a full garbage collection walked every socket's objects while requests
 waited; at the same priority they also took the CPUs requests needed. With 1,000 sockets
 watching 100 games, in each of four pairs of windows of one load, paced players' p99 was lower
-with the sockets on workers of their own: 66-220 ms against 123-533 (BENCHMARKS.md, API).
+with the sockets on workers of their own: 66-220 ms against 123-533 (BENCHMARKS.md, the tail).
 Both ports serve the whole application: without a proxy, the first serves everything.
 
 Each worker is `uvicorn.Server(uvicorn.Config(app, …)).run(sockets=[its socket])` in a

@@ -153,11 +153,12 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
     # Connections the server dropped: see taxi_project/dbpool.py.
     # Parameters bound by the server, and a statement run twice on a connection is prepared:
     # PostgreSQL then skips parsing and planning it (the move path's statements cost
-    # PostgreSQL 1.6 ms of CPU per move before, 1.1 ms after: BENCHMARKS.md, API). Not for a
-    # PgBouncer before 1.21 in front (docker/README.md). After five runs PostgreSQL may keep
-    # one generic plan, blind to how rare a parameter's value is: a list of a rare status (the
-    # lobby's open tables) names it by a literal instead (games/selectors.py, OPEN_PUBLIC), and
-    # tests/scale/test_indexes.py judges each list's statement by the plan the server keeps.
+    # PostgreSQL 1.6 ms of CPU per move before, 1.1 ms after: BENCHMARKS.md, optimisations
+    # kept). Not for a PgBouncer before 1.21 in front (docker/README.md). After five runs
+    # PostgreSQL may keep one generic plan, blind to how rare a parameter's value is: a list of
+    # a rare status (the lobby's open tables) names it by a literal instead (games/selectors.py,
+    # OPEN_PUBLIC), and tests/scale/test_indexes.py judges each list's statement by the plan the
+    # server keeps.
     DATABASES["default"].setdefault("OPTIONS", {}).update(
         {"server_side_binding": True, "prepare_threshold": 2}
     )
@@ -183,7 +184,7 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
 # Streams and /healthz are not counted (a health check queued behind slow requests had the
 # proxy take a busy node for dead). taxi_project/sync_limit.py says why a limit helps the
 # latency tail; with 4 a process carried 15-20 % more moves and GETs a second than with none
-# (BENCHMARKS.md, API).
+# (BENCHMARKS.md, the tail).
 HTTP_CONCURRENCY = int(os.environ.get("HTTP_CONCURRENCY", "4"))
 
 # Pushes of one server process handed to its event loop and not yet published: a thread that
@@ -524,7 +525,7 @@ CELERY_BEAT_SCHEDULE_FILENAME = str(VAR_DIR / "celerybeat-schedule")
 # turn clocks or wall-clock deadlines due at once) is spread over seconds rather than taking
 # every CPU the worker can get at once: on a machine shared with the web server, the moves
 # answered meanwhile waited up to 1.25 s (p99) while 1,000 games were swept in 5.4 s; 168 ms
-# with 50 a tick, swept in 19.4 s (BENCHMARKS.md, API). Deadlines due at a steady rate below
+# with 50 a tick, swept in 19.4 s (BENCHMARKS.md, the tail). Deadlines due at a steady rate below
 # it are fired on the tick; a backlog is cleared at this many a second (a larger batch clears
 # it sooner, at the moves' expense where the worker shares their CPUs). The default, 250,
 # keeps the backlog goal (10,000 games due at once cleared at ≥ 200 a second, BENCHMARKS.md);
@@ -534,7 +535,7 @@ DEADLINE_SWEEP_BATCH = int(os.environ.get("DEADLINE_SWEEP_BATCH", "250"))
 # e-mail, archiving) run this much nicer than the web server (0: the same priority; the
 # worker's main process, with its beat and timers, keeps its own): where they share CPUs, a
 # person's request comes before a sweep of a thousand timeouts, which takes whatever CPU the
-# requests leave (taxi_project/celery.py; BENCHMARKS.md, API). Linux weighs sessions against
+# requests leave (taxi_project/celery.py; BENCHMARKS.md, the tail). Linux weighs sessions against
 # each other and a niceness only within one: a worker that leads a session of its own makes
 # its whole session this nice; in a container, its cgroup's CPU weight decides instead
 # (docker/compose.yaml: cpu_shares).

@@ -8,7 +8,7 @@ connections) every request advanced in 5 ms slices between the others, the event
 waited its turn to read requests and write answers (18 ms on average), and 32 of them waited
 for one of the process's 8 pooled database connections: every request was slow because all
 were in progress at once. Served a few at a time, each finishes in its own time and the rest
-wait in a queue that costs no lock (BENCHMARKS.md, API: the tail at half capacity).
+wait in a queue that costs no lock (BENCHMARKS.md, the tail).
 
 Each place is a thread kept for the process's life: Django's handler would otherwise start a
 thread for every request (and a database connection object with it, garbage for the

@@ -7,7 +7,7 @@ kernel hands a new connection to one of them by a hash of its addresses. A clien
 its connections alive (the proxy's pool, the app, a load generator) sends most of its requests
 on the few connections it used last, so which worker serves them was decided when those were
 opened, whatever each worker's load is now. Measured with paced players at half capacity
-(BENCHMARKS.md, API), one worker of three served 60 % of the moves while the other two had free
+(BENCHMARKS.md, the tail), one worker of three served 60 % of the moves while the other two had free
 threads, and 322 of the 347 answers slower than 100 ms were its. So a worker whose requests
 wait for a place while another worker has a free one closes the connection it has just answered
 (`Connection: close`, after the whole response: RFC 9112 §9.6). The client opens another, which
