@@ -46,8 +46,10 @@ What it does, all on this machine and only over 127.0.0.1:
    `--watchers N`: the paced window again with N sockets watching the games, on
    `--socket-workers` (2) workers of their own on a second port, as docker/haproxy.cfg sends
    /ws/ to each node's (0: on the workers that answer requests; `--compare-socket-workers`:
-   both, twice, in one run), with each frame's lateness from the start of the turn it began;
-   `--sweep N`: the paced window again while a Celery worker sweeps N due games.
+   both, twice, in one run), with each frame's lateness from the start of the turn it began
+   (`--watched-capacity`: offering its fraction of the rate carried with the sockets open);
+   `--sweep N`: the paced window again while a Celery worker sweeps N due games. Each paced
+   window reports how late this process's own event loop woke: the client's share of a tail.
 7. Prints the table with the goals (at K=100: moves/s ≥ 0.7 × GET/s; paced at half the move
    rate: p99 ≤ 100 ms), each beside the machine's speed measured before and after the run
    (fixed engine work, bench/_common.py: machine_speed), and where the CPU went (/proc: the
@@ -709,7 +711,7 @@ async def run_level(run: Run, session, players, games: int, args) -> dict:
                 watched = await watched_paced(
                     run, session, players, pairs, options, args, meter, rate, base=base
                 )
-                paced(key, watched, capacity)
+                paced(key, watched, watched["capacity_watched_per_s"] or capacity)
         if args.sweep:
             rate, capacity = await rate_now()
             swept = await sweep_paced(run, session, pairs, options, args, meter, rate)
@@ -780,6 +782,16 @@ async def watched_paced(
         sockets = await asyncio.gather(*(watch(sockets_session, i) for i in range(args.watchers)))
         log(f"  {len(sockets)} sockets synced in {time.perf_counter() - opened:.1f} s")
         readers = [asyncio.create_task(drain(ws)) for ws in sockets]
+        watched_capacity = None
+        if args.watched_capacity and not args.rate:
+            # what the server carries while it also pushes each entry to the sockets, on the
+            # watched games (a pair whose game ends plays its next one unwatched)
+            played, _window, _cpu = await _play_on(
+                run, session, pairs, options, firsts, args.capacity_window
+            )
+            watched_capacity = played.answered_in_window / args.capacity_window
+            rate = args.rate_fraction * watched_capacity
+            log(f"K={k}: {watched_capacity:.1f} moves/s carried with the sockets, unpaced")
         spy = Path(args.py_spy) if args.py_spy and args.py_spy_window == "watched" else None
         paced = await paced_moves(
             run, session, pairs, options, args, meter, rate, stats=_client.Stats(), firsts=firsts,
@@ -791,6 +803,7 @@ async def watched_paced(
         await asyncio.gather(*readers, return_exceptions=True)
     paced.update(
         watchers=len(sockets),
+        capacity_watched_per_s=watched_capacity,
         frames=frames,
         watchers_closed_early=closed_early,
         socket_workers=args.socket_workers if (base or run.socket_base) != run.base else 0,
@@ -917,6 +930,7 @@ async def paced_moves(
     cpu_task = asyncio.create_task(_meter_window(meter, window))
     probe_task = asyncio.create_task(_probe_window(run, window, stats, "move"))
     spy_task = asyncio.create_task(_spy_window(run, window, spy))
+    lag_task = asyncio.create_task(_client_lag(window))
     results = await asyncio.gather(
         *(
             _client.play_games(
@@ -934,6 +948,7 @@ async def paced_moves(
     cpu = await cpu_task
     probed = await probe_task
     spied = await spy_task
+    client_lag = await lag_task
     crashed = [r for r in results if isinstance(r, BaseException)]
     if crashed:
         raise RuntimeError(f"{len(crashed)} paced game loops failed; first: {crashed[0]!r}")
@@ -942,7 +957,7 @@ async def paced_moves(
     paced.update(
         offered_per_s=rate, interval_s=interval, cpu=cpu, due_in_window=stats.due_in_window,
         carried=paced["accepted"] / stats.due_in_window if stats.due_in_window else None,
-        breakdown=_analysed(probed, window, stats),
+        breakdown=_analysed(probed, window, stats), client_loop_lag_ms=client_lag,
     )  # fmt: skip
     if spied is not None:
         paced["py_spy"] = spied
@@ -982,6 +997,23 @@ def _analysed(probed: dict | None, window: _client.Window, stats: _client.Stats)
     result = _breakdown.analyse(probed["before"], probed["after"], window, stats, probed["kind"])
     result["kind"] = probed["kind"]
     return result
+
+
+async def _client_lag(window: _client.Window, tick: float = 0.005) -> dict:
+    """How late this process's own event loop woke during the window (a sleep of `tick`,
+    over and over): the part of a measured latency that is the load generator's, not the
+    server's (every answer is read on this loop, beside any sockets the window reads)."""
+    await asyncio.sleep(max(window.start - time.perf_counter(), 0))
+    late: list[float] = []
+    while (now := time.perf_counter()) < window.end:
+        await asyncio.sleep(tick)
+        late.append(time.perf_counter() - now - tick)
+    return {
+        "p50": _ms(_client.percentile(late, 50)),
+        "p99": _ms(_client.percentile(late, 99)),
+        "max": _ms(max(late) if late else None),
+        "over_20ms": sum(1 for x in late if x >= 0.020),
+    }
 
 
 async def _meter_window(meter: CpuMeter, window: _client.Window) -> dict:
@@ -1182,6 +1214,12 @@ def report(levels: list[dict], args, speed: dict) -> None:
                     f"{_f(p['max_ms'], '.0f'):>6} {p['errors']:>4} | "
                     f"{_verdict(_paced_ok(p), lv['games'] == GOAL_GAMES)}"
                 )
+                if lag := p.get("client_loop_lag_ms"):
+                    print(
+                        f"{'':>4} {'':<22}   the load generator's own loop late "
+                        f"p50/p99/max {lag['p50']}/{lag['p99']}/{lag['max']} ms, "
+                        f"{lag['over_20ms']} times ≥ 20 ms"
+                    )
                 if key.startswith("paced_watched"):
                     where = (
                         f"on {p['socket_workers']} workers of their own"
@@ -1421,6 +1459,13 @@ def parse_args(argv=None):
         "--watchers", type=int, default=0, metavar="N",
         help="then the paced window again with N sockets watching the games (e.g. 1000)",
     )  # fmt: skip
+    parser.add_argument(
+        "--watched-capacity",
+        action="store_true",
+        help="with --watchers: the watched window offers its fraction of the move rate carried "
+        "with the sockets open, measured just before it with them (default: of the rate carried "
+        "without them, as the plain window)",
+    )
     parser.add_argument(
         "--socket-workers", type=int, default=2, metavar="N",
         help="--server serve: the watchers' sockets go to N workers of their own on a second "
