@@ -786,12 +786,8 @@ async def watched_paced(
         if args.watched_capacity and not args.rate:
             # what the server carries while it also pushes each entry to the sockets, on the
             # watched games (a pair whose game ends plays its next one unwatched)
-            played, _window, _cpu = await _play_on(
-                run, session, pairs, options, firsts, args.capacity_window
-            )
-            watched_capacity = played.answered_in_window / args.capacity_window
+            watched_capacity = await capacity_now(run, session, pairs, options, args, firsts)
             rate = args.rate_fraction * watched_capacity
-            log(f"K={k}: {watched_capacity:.1f} moves/s carried with the sockets, unpaced")
         spy = Path(args.py_spy) if args.py_spy and args.py_spy_window == "watched" else None
         paced = await paced_moves(
             run, session, pairs, options, args, meter, rate, stats=_client.Stats(), firsts=firsts,
